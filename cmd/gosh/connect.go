@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+)
+
+// ConnectOptions is everything "gosh connect" was asked to do.
+type ConnectOptions struct {
+	// Destination is [user@]host[:port] for the SSH bootstrap.
+	Destination string
+	// Command replaces the remote login shell when non-empty.
+	Command []string
+
+	// Local starts "gosh server new" on this machine without SSH.
+	Local bool
+	// Direct skips the bootstrap: the client talks UDP to DirectHost:DirectPort
+	// with the key from the MOSH_KEY environment variable.
+	Direct     bool
+	DirectHost string
+	DirectPort int
+
+	// SSH, when set, is a system ssh command used instead of the embedded client.
+	SSH string
+	// Server is the remote command that starts the server; "new" and its
+	// options are appended.
+	Server string
+	// Port is the server's UDP port or PORT:PORT2 range; empty lets it choose.
+	Port string
+	// BindServer is "ssh", "any" or an IP address (mosh's --bind-server).
+	BindServer string
+	// Family is "inet", "inet6" or "" (whatever the name resolves to first).
+	Family string
+
+	// Predict is the speculative echo mode: adaptive, always, never or experimental.
+	Predict string
+	// PredictOverwrite makes predictions overwrite instead of insert.
+	PredictOverwrite bool
+	// NoInit skips the terminal's alternate screen (like MOSH_NO_TERM_INIT).
+	NoInit bool
+	// Verbose is the -v count.
+	Verbose int
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// predictModes are the accepted --predict values, as mosh accepts them.
+var predictModes = []string{"adaptive", "always", "never", "experimental"}
+
+func newConnectCmd(runF func(*ConnectOptions) error) *cobra.Command {
+	o := &ConnectOptions{}
+	var alwaysPredict, neverPredict, ipv4, ipv6 bool
+	cmd := &cobra.Command{
+		Use:   "connect [options] [user@]host[:port] [-- COMMAND...]",
+		Short: "Connect to a remote host (bootstrap over SSH, then UDP)",
+		Long: `Connect to a remote host like mosh does: log in over SSH, start the server
+there, read its UDP port and session key, and continue over encrypted UDP.
+
+  gosh connect [options] [user@]host[:port] [-- COMMAND...]
+  gosh connect --local [options] [-- COMMAND...]
+  gosh connect --direct HOST PORT      (key in the MOSH_KEY environment variable)
+
+COMMAND, if given, runs instead of the login shell (e.g. -- tmux attach).
+Inside a session, Ctrl-^ . quits, Ctrl-^ Ctrl-Z suspends and Ctrl-^ ^ sends
+a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
+		Example: `  gosh connect alice@example.net
+  gosh connect --server=mosh-server example.net -- tmux attach
+  gosh connect --local
+  MOSH_KEY=... gosh connect --direct 127.0.0.1 60001`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(cmd, args, alwaysPredict, neverPredict, ipv4, ipv6); err != nil {
+				return err
+			}
+			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return runF(o)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.BoolVar(&o.Local, "local", false, "start the server on this machine and connect over loopback UDP, without SSH")
+	f.BoolVar(&o.Direct, "direct", false, "skip the bootstrap: connect to HOST PORT with the key in MOSH_KEY")
+	f.StringVar(&o.SSH, "ssh", "", "bootstrap with this system ssh command (e.g. \"ssh -p 2222\") instead of the embedded client")
+	f.StringVar(&o.Server, "server", "gosh server", "remote command that starts the server (e.g. mosh-server)")
+	f.StringVarP(&o.Port, "port", "p", "", "server-side UDP port or range PORT[:PORT2]")
+	f.StringVar(&o.BindServer, "bind-server", "ssh", "server address to bind: ssh (the address SSH reached), any, or an IP")
+	f.BoolVarP(&ipv4, "ipv4", "4", false, "use IPv4 only")
+	f.BoolVarP(&ipv6, "ipv6", "6", false, "use IPv6 only")
+	f.StringVar(&o.Predict, "predict", "", "local echo: adaptive, always, never or experimental (default $MOSH_PREDICTION_DISPLAY or adaptive)")
+	f.BoolVarP(&alwaysPredict, "always-predict", "a", false, "same as --predict=always")
+	f.BoolVarP(&neverPredict, "never-predict", "n", false, "same as --predict=never")
+	f.BoolVar(&o.PredictOverwrite, "predict-overwrite", false, "predicted characters overwrite instead of inserting")
+	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
+	f.CountVarP(&o.Verbose, "verbose", "v", "log more (repeatable)")
+	return cmd
+}
+
+// complete checks the command line and fills in derived fields.
+func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, never, ipv4, ipv6 bool) error {
+	name := cmd.CommandPath()
+	pos, rest := splitAtDash(cmd, args)
+	o.Command = rest
+	switch {
+	case o.Local && o.Direct:
+		return usagef("%s: --local and --direct cannot be combined", name)
+	case o.Local:
+		if len(pos) != 0 {
+			return usagef("%s: --local takes no host (got %q)", name, pos[0])
+		}
+	case o.Direct:
+		if len(pos) != 2 || len(rest) != 0 {
+			return usagef("%s: --direct needs exactly HOST PORT and no command", name)
+		}
+		port, err := strconv.ParseUint(pos[1], 10, 16)
+		if err != nil || port == 0 {
+			return usagef("%s: bad UDP port %q", name, pos[1])
+		}
+		o.DirectHost, o.DirectPort = pos[0], int(port)
+	default:
+		if len(pos) == 0 {
+			return usagef("%s: missing host (see '%s --help')", name, name)
+		}
+		if len(pos) > 1 {
+			return usagef("%s: unexpected argument %q; put the remote command after --", name, pos[1])
+		}
+		o.Destination = pos[0]
+	}
+	if always && never {
+		return usagef("%s: -a and -n cannot be combined", name)
+	}
+	if always {
+		o.Predict = "always"
+	}
+	if never {
+		o.Predict = "never"
+	}
+	if o.Predict == "" {
+		o.Predict = os.Getenv("MOSH_PREDICTION_DISPLAY")
+	}
+	if o.Predict == "" {
+		o.Predict = "adaptive"
+	}
+	if !oneOf(o.Predict, predictModes) {
+		return usagef("%s: unknown prediction mode %q (want adaptive, always, never or experimental)", name, o.Predict)
+	}
+	if os.Getenv("MOSH_PREDICTION_OVERWRITE") == "yes" {
+		o.PredictOverwrite = true
+	}
+	if ipv4 && ipv6 {
+		return usagef("%s: -4 and -6 cannot be combined", name)
+	}
+	if ipv4 {
+		o.Family = "inet"
+	}
+	if ipv6 {
+		o.Family = "inet6"
+	}
+	if o.Port != "" {
+		if _, _, err := parsePortRange(o.Port); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+	}
+	if _, ok := os.LookupEnv("MOSH_NO_TERM_INIT"); ok {
+		o.NoInit = true
+	}
+	return nil
+}
+
+// splitAtDash separates positional arguments from the command after "--".
+func splitAtDash(cmd *cobra.Command, args []string) (pos, rest []string) {
+	if at := cmd.ArgsLenAtDash(); at >= 0 {
+		return args[:at], args[at:]
+	}
+	return args, nil
+}
+
+func oneOf(s string, set []string) bool {
+	for _, v := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func runConnect(o *ConnectOptions) error {
+	return fmt.Errorf("connect: %w (the session client lands with issue 5)", errNotLanded)
+}

@@ -1,0 +1,26 @@
+// Command gosh is the mobile shell: a remote terminal that survives roaming,
+// sleep and lossy links, wire-compatible with Mosh 1.4.
+//
+// Usage:
+//
+//	gosh connect [options] [user@]host [-- COMMAND...]
+//	gosh server new [-s] [-v] [-i ADDR] [-p PORT[:PORT2]] [-c COLORS] [-l NAME=VALUE]... [-- COMMAND...]
+//	gosh bench [options]
+//	gosh version
+//
+// Run "gosh help COMMAND" for the options of each command.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

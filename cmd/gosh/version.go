@@ -1,0 +1,24 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/gosh-term/gosh/internal/buildinfo"
+	"github.com/spf13/cobra"
+)
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the gosh version and the protocol it speaks",
+		Long:  "Print the gosh version, the Mosh wire protocol version it speaks, and the platform it was built for.",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintf(stdout, "gosh %s (mosh protocol %d, %s/%s, %s)\n",
+				buildinfo.Version, buildinfo.MoshProtocolVersion, runtime.GOOS, runtime.GOARCH, runtime.Version())
+			return err
+		},
+	}
+}
