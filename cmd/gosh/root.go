@@ -40,7 +40,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "gosh: %s\n", oneLine(err.Error()))
+	msg := oneLine(err.Error())
+	if !strings.HasPrefix(msg, "gosh ") && !strings.HasPrefix(msg, "gosh:") {
+		msg = "gosh: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return exitUsage

@@ -1,0 +1,83 @@
+# gosh — build, test and measure.
+#
+#   make run    build gosh and start a local session (gosh connect --local)
+#   make test   install missing Debian test peers, then gofmt, go vet and
+#               go test -race ./... (what CI runs through .ci/run)
+#
+# Other targets: build, deps, fuzz, bench, proto, check, clean.
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+PKG      := github.com/gosh-term/gosh
+LDFLAGS  := -s -w -X $(PKG)/internal/buildinfo.Version=$(VERSION)
+BIN      := bin/gosh
+FUZZTIME ?= 30s
+BENCHCOUNT ?= 5
+TESTTIMEOUT ?= 15m
+
+# Debian packages the tests drive for real: the reference Mosh peer, an
+# OpenSSH server for the bootstrap tests, tmux for screen conformance and
+# end-to-end tests, protoc for `make proto`.
+DEB_PACKAGES := mosh openssh-server openssh-client tmux protobuf-compiler vim less procps
+DEB_COMMANDS := mosh-server mosh-client sshd ssh ssh-keygen ssh-agent tmux protoc vim less top
+
+.PHONY: all build run test check fmt-check vet race deps fuzz bench proto clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gosh
+
+run: build
+	./$(BIN) connect --local
+
+test: deps fmt-check vet race
+
+check: fmt-check vet race
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -timeout $(TESTTIMEOUT) ./...
+
+# deps installs what the tests need from Debian, only when something is
+# missing (apt-get update runs at most once).
+deps:
+	@missing=""; \
+	for c in $(DEB_COMMANDS); do \
+		command -v $$c >/dev/null 2>&1 || [ -x /usr/sbin/$$c ] || missing="$$missing $$c"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "make deps: missing:$$missing; installing $(DEB_PACKAGES)"; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: run as root (or install: apt-get install $(DEB_PACKAGES))"; exit 1; \
+	fi; \
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_PACKAGES)
+
+# fuzz runs every fuzz target for FUZZTIME each (CI runs only their seeds,
+# through plain go test).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./...
+
+# proto regenerates the committed protobuf code from internal/pb/*.proto.
+proto:
+	@command -v protoc-gen-go >/dev/null 2>&1 || $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	cd internal/pb && PATH="$$PATH:$$($(GO) env GOPATH)/bin" protoc --go_out=. \
+		--go_opt=module=$(PKG)/internal/pb \
+		transportinstruction.proto userinput.proto hostinput.proto
+
+clean:
+	rm -rf bin

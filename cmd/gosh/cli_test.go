@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseConnect runs "gosh connect" with args and returns the options its
+// runF captured (nil if runF was not reached) and the error.
+func parseConnect(t *testing.T, args ...string) (*ConnectOptions, error) {
+	t.Helper()
+	var got *ConnectOptions
+	cmd := newConnectCmd(func(o *ConnectOptions) error { got = o; return nil })
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.SetArgs(args)
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SetErr(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return got, err
+}
+
+func TestConnectFlags(t *testing.T) {
+	t.Setenv("MOSH_PREDICTION_DISPLAY", "")
+	t.Setenv("MOSH_PREDICTION_OVERWRITE", "")
+	tests := []struct {
+		name string
+		args []string
+		want ConnectOptions // only the fields compared below
+	}{
+		{"host", []string{"alice@example.net"},
+			ConnectOptions{Destination: "alice@example.net", Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"command after dash", []string{"h", "--", "tmux", "attach"},
+			ConnectOptions{Destination: "h", Command: []string{"tmux", "attach"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"local", []string{"--local"},
+			ConnectOptions{Local: true, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"local with command", []string{"--local", "--", "sh"},
+			ConnectOptions{Local: true, Command: []string{"sh"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"direct", []string{"--direct", "127.0.0.1", "60001"},
+			ConnectOptions{Direct: true, DirectHost: "127.0.0.1", DirectPort: 60001, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"server and ssh", []string{"--server=mosh-server", "--ssh=ssh -p 22", "h"},
+			ConnectOptions{Destination: "h", Server: "mosh-server", SSH: "ssh -p 22", Predict: "adaptive", BindServer: "ssh"}},
+		{"predict", []string{"--predict=never", "--predict-overwrite", "h"},
+			ConnectOptions{Destination: "h", Predict: "never", PredictOverwrite: true, Server: "gosh server", BindServer: "ssh"}},
+		{"always short", []string{"-a", "h"},
+			ConnectOptions{Destination: "h", Predict: "always", Server: "gosh server", BindServer: "ssh"}},
+		{"family and port", []string{"-6", "-p", "60001:60010", "h"},
+			ConnectOptions{Destination: "h", Family: "inet6", Port: "60001:60010", Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+		{"verbose", []string{"-vv", "h"},
+			ConnectOptions{Destination: "h", Verbose: 2, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConnect(t, tc.args...)
+			if err != nil {
+				t.Fatalf("connect %q: %v", tc.args, err)
+			}
+			got.Stdin, got.Stdout, got.Stderr = nil, nil, nil
+			if !reflect.DeepEqual(*got, tc.want) {
+				t.Errorf("connect %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConnectPredictFromEnv(t *testing.T) {
+	t.Setenv("MOSH_PREDICTION_DISPLAY", "always")
+	t.Setenv("MOSH_PREDICTION_OVERWRITE", "yes")
+	got, err := parseConnect(t, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Predict != "always" || !got.PredictOverwrite {
+		t.Errorf("Predict, PredictOverwrite = %q, %v; want always, true", got.Predict, got.PredictOverwrite)
+	}
+}
+
+func TestConnectBadArgs(t *testing.T) {
+	t.Setenv("MOSH_PREDICTION_DISPLAY", "")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no host", nil, "missing host"},
+		{"two hosts", []string{"a", "b"}, "unexpected argument"},
+		{"local and host", []string{"--local", "h"}, "--local takes no host"},
+		{"local and direct", []string{"--local", "--direct"}, "cannot be combined"},
+		{"direct one arg", []string{"--direct", "127.0.0.1"}, "exactly HOST PORT"},
+		{"direct bad port", []string{"--direct", "127.0.0.1", "x"}, "bad UDP port"},
+		{"direct port 0", []string{"--direct", "127.0.0.1", "0"}, "bad UDP port"},
+		{"bad predict", []string{"--predict=sometimes", "h"}, "unknown prediction mode"},
+		{"a and n", []string{"-a", "-n", "h"}, "cannot be combined"},
+		{"4 and 6", []string{"-4", "-6", "h"}, "cannot be combined"},
+		{"bad port range", []string{"-p", "9:8", "h"}, "greater than high port"},
+		{"unknown flag", []string{"--bogus", "h"}, "unknown flag"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConnect(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("connect %q: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("connect %q: err is %T, want *usageError", tc.args, err)
+			}
+			if got != nil {
+				t.Errorf("connect %q reached runF", tc.args)
+			}
+		})
+	}
+}
+
+func parseServer(t *testing.T, args ...string) (*ServerOptions, error) {
+	t.Helper()
+	var got *ServerOptions
+	cmd := newServerCmd(func(o *ServerOptions) error { got = o; return nil })
+	for _, c := range append(cmd.Commands(), cmd) {
+		c.SetFlagErrorFunc(flagError)
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SetErr(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return got, err
+}
+
+func TestServerFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want ServerOptions
+	}{
+		{"plain", []string{"new"}, ServerOptions{}},
+		{"mosh wrapper style", []string{"new", "-c", "256", "-s", "-l", "LANG=C.UTF-8", "-l", "LC_ALL=C.UTF-8"},
+			ServerOptions{Colors: 256, BindSSH: true, Locale: []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8"}}},
+		{"ip and port", []string{"new", "-i", "127.0.0.1", "-p", "60001"},
+			ServerOptions{BindIP: "127.0.0.1", PortLo: 60001, PortHi: 60001}},
+		{"range", []string{"new", "-p", "60001:60010"}, ServerOptions{PortLo: 60001, PortHi: 60010}},
+		{"kernel port", []string{"new", "-p", "0"}, ServerOptions{}},
+		{"command", []string{"new", "-v", "--", "tmux", "attach", "-d"},
+			ServerOptions{Verbose: 1, Command: []string{"tmux", "attach", "-d"}}},
+		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseServer(t, tc.args...)
+			if err != nil {
+				t.Fatalf("server %q: %v", tc.args, err)
+			}
+			got.Stdin, got.Stdout, got.Stderr = nil, nil, nil
+			if !reflect.DeepEqual(*got, tc.want) {
+				t.Errorf("server %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
+			}
+		})
+	}
+}
+
+func TestServerBadArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no new", nil, "missing subcommand"},
+		{"bad colors", []string{"new", "-c", "lots"}, "bad number of colors"},
+		{"port too big", []string{"new", "-p", "70000"}, "outside valid range"},
+		{"port range from 0", []string{"new", "-p", "0:5"}, "low port 0"},
+		{"port range reversed", []string{"new", "-p", "6:5"}, "greater than high port"},
+		{"bad locale", []string{"new", "-l", "LANG"}, "NAME=VALUE"},
+		{"stray argument", []string{"new", "x"}, "unexpected argument"},
+		{"unknown flag", []string{"new", "-Z"}, "unknown shorthand flag"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseServer(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("server %q: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("server %q: err is %T, want *usageError", tc.args, err)
+			}
+			if got != nil {
+				t.Errorf("server %q reached runF", tc.args)
+			}
+		})
+	}
+}
+
+// TestExitStatus checks the exit statuses and the one-line error of the
+// whole program.
+func TestExitStatus(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{[]string{"version"}, exitOK, ""},
+		{[]string{"--help"}, exitOK, ""},
+		{[]string{"connect", "--help"}, exitOK, ""},
+		{[]string{"frobnicate"}, exitUsage, "gosh: unknown command or argument \"frobnicate\""},
+		{[]string{"connect", "--nope"}, exitUsage, "gosh connect: unknown flag: --nope"},
+		{[]string{"server", "new", "-p", "x"}, exitUsage, "gosh server new: bad UDP port \"x\""},
+		{[]string{"version", "extra"}, exitUsage, "unknown command or argument"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Errorf("exit status %d, want %d (stderr %q)", code, tc.wantCode, stderr.String())
+			}
+			if tc.wantStderr == "" {
+				if stderr.Len() != 0 {
+					t.Errorf("stderr = %q, want empty", stderr.String())
+				}
+				return
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.wantStderr)
+			}
+			if n := strings.Count(stderr.String(), "\n"); n != 1 {
+				t.Errorf("stderr has %d lines, want 1: %q", n, stderr.String())
+			}
+		})
+	}
+}
+
+func TestParsePortRange(t *testing.T) {
+	tests := []struct {
+		in     string
+		lo, hi uint16
+		ok     bool
+	}{
+		{"0", 0, 0, true},
+		{"60001", 60001, 60001, true},
+		{"60001:60999", 60001, 60999, true},
+		{"5:5", 5, 5, true},
+		{"", 0, 0, false},
+		{"-1", 0, 0, false},
+		{"+5", 0, 0, false},
+		{"65536", 0, 0, false},
+		{"0:10", 0, 0, false},
+		{"10:9", 0, 0, false},
+		{"1:", 0, 0, false},
+		{":1", 0, 0, false},
+		{"1:2:3", 0, 0, false},
+	}
+	for _, tc := range tests {
+		lo, hi, err := parsePortRange(tc.in)
+		if (err == nil) != tc.ok || lo != tc.lo || hi != tc.hi {
+			t.Errorf("parsePortRange(%q) = %d, %d, %v; want %d, %d, ok=%v", tc.in, lo, hi, err, tc.lo, tc.hi, tc.ok)
+		}
+	}
+}

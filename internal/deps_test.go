@@ -1,0 +1,275 @@
+// Package internal_test enforces the repository rules that keep gosh's pure
+// cores pure (STYLE.md rule 27): which packages may do I/O, who may read the
+// clock or start goroutines, which modules the binary may depend on, and
+// gofmt.
+package internal_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gosh-term/gosh"
+
+// pureCores must not do I/O: they import none of forbiddenImports, directly
+// or through another gosh package.
+var pureCores = []string{
+	module + "/internal/crypto",
+	module + "/internal/vt",
+	module + "/internal/predict",
+}
+
+var forbiddenImports = map[string]bool{"net": true, "os": true, "os/exec": true, "syscall": true}
+
+// ioPaths are the only places, relative to the repository root, where
+// non-test code may call time.Now or start goroutines.
+var ioPaths = []string{
+	"internal/ssp/conn", // conn.go, conn_unix.go, ...
+	"internal/session/",
+	"internal/bootstrap/",
+	"internal/bench/",
+	"cmd/",
+}
+
+// allowedModules are the direct dependencies the design card permits.
+// ProtonMail's go-crypto is a test-only oracle and must not reach the binary.
+var allowedModules = map[string]bool{
+	"golang.org/x/crypto":             true,
+	"golang.org/x/sys":                true,
+	"golang.org/x/term":               true,
+	"github.com/creack/pty":           true,
+	"google.golang.org/protobuf":      true,
+	"github.com/spf13/cobra":          true,
+	"github.com/ProtonMail/go-crypto": true, // test-only
+}
+
+var testOnlyModules = []string{"github.com/ProtonMail/go-crypto"}
+
+type listedPackage struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Module     *struct{ Path string }
+}
+
+func goList(t *testing.T, args ...string) []listedPackage {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json"}, args...)...)
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p listedPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(wd) // this file lives in <root>/internal
+}
+
+// TestPureCoresDoNoIO checks that the pure cores import neither the network
+// nor the operating system, directly or through other gosh packages.
+func TestPureCoresDoNoIO(t *testing.T) {
+	all := map[string]listedPackage{}
+	for _, p := range goList(t, "./...") {
+		all[p.ImportPath] = p
+	}
+	for _, core := range pureCores {
+		p, ok := all[core]
+		if !ok {
+			continue // not written yet; the layout test below reports missing packages
+		}
+		// Walk the core and every gosh package it reaches.
+		seen := map[string]bool{}
+		stack := []string{core}
+		for len(stack) > 0 {
+			cur := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[cur] {
+				continue
+			}
+			seen[cur] = true
+			for _, imp := range all[cur].Imports {
+				if forbiddenImports[imp] {
+					t.Errorf("%s imports %s (reached from pure core %s)", cur, imp, p.ImportPath)
+				}
+				if strings.HasPrefix(imp, module+"/") {
+					stack = append(stack, imp)
+				}
+			}
+		}
+	}
+}
+
+// TestLayout checks that the packages of the design card exist.
+func TestLayout(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range []string{"cmd/gosh", "internal/ssp", "internal/crypto", "internal/vt",
+		"internal/predict", "internal/bootstrap", "internal/session", "internal/bench", "testdata"} {
+		if fi, err := os.Stat(filepath.Join(root, dir)); err != nil || !fi.IsDir() {
+			t.Errorf("missing directory %s", dir)
+		}
+	}
+}
+
+// TestClockAndGoroutines checks that only the I/O shells read the clock or
+// start goroutines (STYLE.md rules 1 and 3).
+func TestClockAndGoroutines(t *testing.T) {
+	root := repoRoot(t)
+	forEachGoFile(t, root, func(rel string, f *ast.File, fset *token.FileSet) {
+		if allowedIO(rel) {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt:
+				t.Errorf("%s: go statement outside the I/O shells", fset.Position(n.Pos()))
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && id.Name == "time" && (n.Sel.Name == "Now" || n.Sel.Name == "Since" || n.Sel.Name == "Until" || n.Sel.Name == "AfterFunc") {
+					if importsTime(f) {
+						t.Errorf("%s: time.%s outside the I/O shells; take now as an argument", fset.Position(n.Pos()), n.Sel.Name)
+					}
+				}
+			}
+			return true
+		})
+	})
+}
+
+func importsTime(f *ast.File) bool {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"time"` && (imp.Name == nil || imp.Name.Name == "time") {
+			return true
+		}
+	}
+	return false
+}
+
+func allowedIO(rel string) bool {
+	rel = filepath.ToSlash(rel)
+	for _, p := range ioPaths {
+		if strings.HasPrefix(rel, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// forEachGoFile parses every non-test, non-generated Go file under root.
+func forEachGoFile(t *testing.T, root string, fn func(rel string, f *ast.File, fset *token.FileSet)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			t.Errorf("parsing %s: %v", path, err)
+			return nil
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		fn(rel, f, fset)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDirectDependencies checks go.mod's direct requirements against the
+// design card, and that test-only oracles stay out of the binary.
+func TestDirectDependencies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.Contains(fields[0], ".") || strings.Contains(line, "// indirect") {
+			continue
+		}
+		if strings.HasPrefix(fields[0], "module") || fields[0] == "go" {
+			continue
+		}
+		if !allowedModules[fields[0]] {
+			t.Errorf("go.mod requires %s, which is not among the design card's dependencies", fields[0])
+		}
+	}
+	for _, p := range goList(t, "-deps", "./cmd/gosh") {
+		for _, bad := range testOnlyModules {
+			if p.Module != nil && p.Module.Path == bad {
+				t.Errorf("the gosh binary links %s, a test-only dependency", p.ImportPath)
+			}
+		}
+	}
+}
+
+// TestGofmt checks that every Go file is gofmt-formatted.
+func TestGofmt(t *testing.T) {
+	root := repoRoot(t)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		got, err := format.Source(src)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		if !bytes.Equal(got, src) {
+			t.Errorf("%s is not gofmt-formatted; run gofmt -w", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
