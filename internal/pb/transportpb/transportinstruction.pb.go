@@ -35,8 +35,12 @@ type Instruction struct {
 	ThrowawayNum    *uint64                `protobuf:"varint,5,opt,name=throwaway_num,json=throwawayNum" json:"throwaway_num,omitempty"`          // peer may drop states below this
 	Diff            []byte                 `protobuf:"bytes,6,opt,name=diff" json:"diff,omitempty"`                                               // UserMessage or HostMessage
 	Chaff           []byte                 `protobuf:"bytes,7,opt,name=chaff" json:"chaff,omitempty"`                                             // 0..16 random bytes, ignored
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// gosh_caps is the bit set of gosh extensions the sender supports. gosh
+	// omits it when zero, so instructions to and from stock Mosh stay
+	// byte-identical to Mosh's.
+	GoshCaps      *uint64 `protobuf:"varint,8,opt,name=gosh_caps,json=goshCaps" json:"gosh_caps,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Instruction) Reset() {
@@ -118,11 +122,18 @@ func (x *Instruction) GetChaff() []byte {
 	return nil
 }
 
+func (x *Instruction) GetGoshCaps() uint64 {
+	if x != nil && x.GoshCaps != nil {
+		return *x.GoshCaps
+	}
+	return 0
+}
+
 var File_transportinstruction_proto protoreflect.FileDescriptor
 
 const file_transportinstruction_proto_rawDesc = "" +
 	"\n" +
-	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xd2\x01\n" +
+	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xef\x01\n" +
 	"\vInstruction\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x17\n" +
 	"\aold_num\x18\x02 \x01(\x04R\x06oldNum\x12\x17\n" +
@@ -130,7 +141,8 @@ const file_transportinstruction_proto_rawDesc = "" +
 	"\aack_num\x18\x04 \x01(\x04R\x06ackNum\x12#\n" +
 	"\rthrowaway_num\x18\x05 \x01(\x04R\fthrowawayNum\x12\x12\n" +
 	"\x04diff\x18\x06 \x01(\fR\x04diff\x12\x14\n" +
-	"\x05chaff\x18\a \x01(\fR\x05chaffB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
+	"\x05chaff\x18\a \x01(\fR\x05chaff\x12\x1b\n" +
+	"\tgosh_caps\x18\b \x01(\x04R\bgoshCapsB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
 
 var (
 	file_transportinstruction_proto_rawDescOnce sync.Once
