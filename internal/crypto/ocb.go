@@ -25,8 +25,8 @@ var (
 // again, so an ocb is safe for concurrent use when its block cipher is.
 type ocb struct {
 	block   cipher.Block
-	lStar   block128              // L_* = E_K(0^128)
-	lDollar block128              // L_$ = double(L_*)
+	lStar   block128             // L_* = E_K(0^128)
+	lDollar block128             // L_$ = double(L_*)
 	l       [lTableSize]block128 // L_i = double^(i+1)(L_$)
 }
 
