@@ -1,0 +1,187 @@
+package e2etest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tmux is a private tmux server with one window, owned by a test.
+type Tmux struct {
+	t    testing.TB
+	sock string
+}
+
+// RequireCommands fails the test, pointing at `make deps`, if any of the
+// named programs is missing.
+func RequireCommands(t testing.TB, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			if _, err := os.Stat(filepath.Join("/usr/sbin", n)); err == nil {
+				continue
+			}
+			t.Fatalf("%s is not installed; run `make deps` (it installs the Debian packages the tests drive)", n)
+		}
+	}
+}
+
+// NewTmux starts a tmux server with a cols×rows window running argv with
+// the extra environment env, and kills it when the test ends.
+func NewTmux(t testing.TB, cols, rows int, env []string, argv ...string) *Tmux {
+	t.Helper()
+	RequireCommands(t, "tmux")
+	dir, err := os.MkdirTemp("", "gosh-tmux-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &Tmux{t: t, sock: filepath.Join(dir, "sock")}
+	// One command list: keep panes after their program exits (so the final
+	// screen can be read), no status line (the pane is the whole window).
+	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+		"set-option", "-g", "status", "off", ";",
+		"new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, "--")
+	args = append(args, argv...)
+	if out, err := tm.run(args...); err != nil {
+		os.RemoveAll(dir)
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		_, _ = tm.run("kill-server")
+		os.RemoveAll(dir)
+	})
+	return tm
+}
+
+// run runs one tmux client command, bounded to 10 s, and returns its
+// standard output (combined with standard error when it fails).
+func (tm *Tmux) run(args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "tmux", append([]string{"-S", tm.sock, "-f", "/dev/null"}, args...)...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		return append(out, stderr.Bytes()...), err
+	}
+	return out, nil
+}
+
+// Send types keys literally (no key-name lookup).
+func (tm *Tmux) Send(keys string) {
+	tm.t.Helper()
+	if out, err := tm.run("send-keys", "-l", "--", keys); err != nil {
+		tm.t.Fatalf("tmux send-keys: %v: %s", err, out)
+	}
+}
+
+// SendKey sends tmux key names such as "Enter", "C-c" or "Escape".
+func (tm *Tmux) SendKey(names ...string) {
+	tm.t.Helper()
+	if out, err := tm.run(append([]string{"send-keys", "--"}, names...)...); err != nil {
+		tm.t.Fatalf("tmux send-keys: %v: %s", err, out)
+	}
+}
+
+// Screen returns the visible text of the pane, one string per row, with
+// trailing spaces removed.
+func (tm *Tmux) Screen() []string {
+	tm.t.Helper()
+	out, err := tm.run("capture-pane", "-p")
+	if err != nil {
+		tm.t.Fatalf("tmux capture-pane: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// Resize changes the window size.
+func (tm *Tmux) Resize(cols, rows int) {
+	tm.t.Helper()
+	if out, err := tm.run("resize-window", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)); err != nil {
+		tm.t.Fatalf("tmux resize-window: %v: %s", err, out)
+	}
+}
+
+// Cursor returns the cursor's column and row.
+func (tm *Tmux) Cursor() (col, row int) {
+	tm.t.Helper()
+	out, err := tm.run("display-message", "-p", "#{cursor_x},#{cursor_y}")
+	if err != nil {
+		tm.t.Fatalf("tmux display-message: %v", err)
+	}
+	fmt.Sscanf(strings.TrimSpace(string(out)), "%d,%d", &col, &row)
+	return col, row
+}
+
+// PaneDead reports whether the pane's program has exited, and its status.
+func (tm *Tmux) PaneDead() (dead bool, status int) {
+	tm.t.Helper()
+	out, err := tm.run("display-message", "-p", "#{pane_dead},#{pane_dead_status}")
+	if err != nil {
+		return true, -1
+	}
+	var d int
+	fmt.Sscanf(strings.TrimSpace(string(out)), "%d,%d", &d, &status)
+	return d == 1, status
+}
+
+// PanePID returns the pid of the program in the pane.
+func (tm *Tmux) PanePID() int {
+	tm.t.Helper()
+	out, err := tm.run("display-message", "-p", "#{pane_pid}")
+	if err != nil {
+		tm.t.Fatalf("tmux display-message: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return pid
+}
+
+// WaitFor polls the screen until cond holds or timeout passes; it fails the
+// test with the last screen on timeout.
+func (tm *Tmux) WaitFor(timeout time.Duration, what string, cond func(screen []string) bool) []string {
+	tm.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s := tm.Screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, Dump(s))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitForText waits until text appears anywhere on the screen.
+func (tm *Tmux) WaitForText(timeout time.Duration, text string) []string {
+	tm.t.Helper()
+	return tm.WaitFor(timeout, fmt.Sprintf("%q", text), func(s []string) bool {
+		return strings.Contains(strings.Join(s, "\n"), text)
+	})
+}
+
+// Dump renders a screen for failure messages.
+func Dump(screen []string) string {
+	var b bytes.Buffer
+	for i, l := range screen {
+		fmt.Fprintf(&b, "%2d|%s\n", i, l)
+	}
+	return b.String()
+}
