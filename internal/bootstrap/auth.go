@@ -1,0 +1,260 @@
+package bootstrap
+
+import (
+	"bytes"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+)
+
+// maxKeyFileSize bounds a private key file read from disk.
+const maxKeyFileSize = 1 << 20
+
+// authenticator builds the client authentication methods for one host and
+// remembers which were tried, for [AuthError].
+type authenticator struct {
+	p        *hostParams
+	prompt   Prompter // nil: nothing can be asked
+	stderr   io.Writer
+	logf     func(format string, args ...any)
+	onPrompt func() // called before anything is asked (lifts the handshake deadline)
+
+	agentConn net.Conn // open during the handshake
+	tried     []string
+}
+
+// methods returns publickey (agent keys, then key files), then
+// keyboard-interactive and password, as OpenSSH orders them.
+func (a *authenticator) methods() []ssh.AuthMethod {
+	var m []ssh.AuthMethod
+	if a.p.pubkeyAuth {
+		m = append(m, ssh.PublicKeysCallback(a.signers))
+	}
+	if a.prompt == nil || a.p.batchMode {
+		return m
+	}
+	tries := a.p.passwordTries
+	if a.p.kbdAuth {
+		m = append(m, ssh.RetryableAuthMethod(ssh.KeyboardInteractive(a.keyboardInteractive), tries))
+	}
+	if a.p.passwordAuth {
+		m = append(m, ssh.RetryableAuthMethod(ssh.PasswordCallback(a.password), tries))
+	}
+	return m
+}
+
+// close releases the agent connection.
+func (a *authenticator) close() {
+	if a.agentConn != nil {
+		a.agentConn.Close()
+		a.agentConn = nil
+	}
+}
+
+func (a *authenticator) note(method string) {
+	if len(a.tried) == 0 || a.tried[len(a.tried)-1] != method {
+		a.tried = append(a.tried, method)
+	}
+}
+
+// signers lists agent keys first (only those matching an IdentityFile when
+// IdentitiesOnly is set), then the key files the agent does not hold.
+func (a *authenticator) signers() ([]ssh.Signer, error) {
+	a.note("publickey")
+	files := a.loadKeyFiles()
+	var out []ssh.Signer
+	inAgent := map[string]bool{}
+	for _, s := range a.agentSigners() {
+		blob := string(s.PublicKey().Marshal())
+		matches := false
+		for _, f := range files {
+			if string(f.PublicKey().Marshal()) == blob {
+				matches = true
+			}
+		}
+		if a.p.identitiesOnly && !matches {
+			continue
+		}
+		inAgent[blob] = true
+		out = append(out, s)
+	}
+	for _, f := range files {
+		if !inAgent[string(f.PublicKey().Marshal())] {
+			out = append(out, f)
+		}
+	}
+	a.logf("bootstrap: %d public keys to offer", len(out))
+	return out, nil
+}
+
+func (a *authenticator) agentSigners() []ssh.Signer {
+	if a.p.identityAgent == "" {
+		return nil
+	}
+	c, err := net.Dial("unix", a.p.identityAgent)
+	if err != nil {
+		a.logf("bootstrap: ssh-agent %s: %v", a.p.identityAgent, err)
+		return nil
+	}
+	a.agentConn = c
+	s, err := agent.NewClient(c).Signers()
+	if err != nil {
+		a.logf("bootstrap: ssh-agent %s: %v", a.p.identityAgent, err)
+		return nil
+	}
+	return s
+}
+
+// loadKeyFiles reads the identity files that exist. Encrypted keys become
+// signers that ask for the passphrase only when the server accepts the
+// public key.
+func (a *authenticator) loadKeyFiles() []ssh.Signer {
+	var out []ssh.Signer
+	for _, path := range a.p.identityFiles {
+		s, err := a.loadKeyFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			a.logf("bootstrap: identity %s: %v", path, err)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (a *authenticator) loadKeyFile(path string) (ssh.Signer, error) {
+	pem, err := readLimited(path, maxKeyFileSize)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ssh.ParsePrivateKey(pem)
+	var missing *ssh.PassphraseMissingError
+	if !errors.As(err, &missing) {
+		return s, err
+	}
+	pub := missing.PublicKey
+	if pub == nil {
+		b, err := readLimited(path+".pub", maxKeyFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("encrypted key without a public key: %w", err)
+		}
+		if pub, _, _, _, err = ssh.ParseAuthorizedKey(b); err != nil {
+			return nil, err
+		}
+	}
+	return &lazySigner{path: path, pub: pub, pem: pem, a: a}, nil
+}
+
+func (a *authenticator) ask(question string, echo bool) (string, error) {
+	if a.prompt == nil || a.p.batchMode {
+		return "", ErrNoPrompt
+	}
+	if a.onPrompt != nil {
+		a.onPrompt()
+	}
+	return a.prompt.Ask(question, echo)
+}
+
+func (a *authenticator) password() (string, error) {
+	a.note("password")
+	return a.ask(fmt.Sprintf("%s@%s's password: ", a.p.user, a.p.hostname), false)
+}
+
+func (a *authenticator) keyboardInteractive(name, instruction string, questions []string, echos []bool) ([]string, error) {
+	a.note("keyboard-interactive")
+	if len(questions) == 0 {
+		return nil, nil
+	}
+	for _, s := range []string{name, instruction} {
+		if s = strings.TrimSpace(s); s != "" {
+			fmt.Fprintf(a.stderr, "%s\r\n", s)
+		}
+	}
+	answers := make([]string, len(questions))
+	for i, q := range questions {
+		ans, err := a.ask(q, echos[i])
+		if err != nil {
+			return nil, err
+		}
+		answers[i] = ans
+	}
+	return answers, nil
+}
+
+// lazySigner is an encrypted private key that is decrypted on first use.
+type lazySigner struct {
+	path   string
+	pub    ssh.PublicKey
+	pem    []byte
+	a      *authenticator
+	signer ssh.AlgorithmSigner
+}
+
+func (s *lazySigner) PublicKey() ssh.PublicKey { return s.pub }
+
+func (s *lazySigner) Sign(r io.Reader, data []byte) (*ssh.Signature, error) {
+	return s.SignWithAlgorithm(r, data, "")
+}
+
+// Algorithms lists the signature algorithms of the key type.
+func (s *lazySigner) Algorithms() []string { return algorithmsForKeyType(s.pub.Type()) }
+
+func (s *lazySigner) SignWithAlgorithm(r io.Reader, data []byte, algorithm string) (*ssh.Signature, error) {
+	if s.signer == nil {
+		if err := s.decrypt(); err != nil {
+			return nil, err
+		}
+	}
+	return s.signer.SignWithAlgorithm(r, data, algorithm)
+}
+
+func (s *lazySigner) decrypt() error {
+	q := fmt.Sprintf("Enter passphrase for key '%s': ", s.path)
+	for range s.a.p.passwordTries {
+		pass, err := s.a.ask(q, false)
+		if err != nil {
+			return err
+		}
+		if pass == "" {
+			break
+		}
+		k, err := ssh.ParsePrivateKeyWithPassphrase(s.pem, []byte(pass))
+		if err == nil {
+			as, ok := k.(ssh.AlgorithmSigner)
+			if !ok {
+				return fmt.Errorf("bootstrap: key %s cannot choose a signature algorithm", s.path)
+			}
+			s.signer = as
+			return nil
+		}
+		if !errors.Is(err, x509.IncorrectPasswordError) {
+			return fmt.Errorf("bootstrap: key %s: %w", s.path, err)
+		}
+		q = "Bad passphrase, try again for " + s.path + ": "
+	}
+	return fmt.Errorf("bootstrap: no passphrase for key %s", s.path)
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,105 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+)
+
+// Run logs in to cfg.Destination, starts the server there, and returns its
+// address, UDP port and key. The server has detached when Run returns; the
+// SSH connection is closed.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	dest, err := parseDestination(cfg.Destination)
+	if err != nil {
+		return Result{}, err
+	}
+	if cfg.ServerCommand == "" {
+		cfg.ServerCommand = DefaultServerCommand
+	}
+	switch cfg.Upload {
+	case "":
+		cfg.Upload = UploadAuto
+	case UploadAuto, UploadNever, UploadAlways:
+	default:
+		return Result{}, fmt.Errorf("bootstrap: bad upload mode %q (want auto, never or always)", cfg.Upload)
+	}
+	switch cfg.Family {
+	case "", "inet", "inet6":
+	default:
+		return Result{}, fmt.Errorf("bootstrap: bad address family %q (want inet or inet6)", cfg.Family)
+	}
+	res, err := newResolver(&cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	if cfg.SSHCommand != "" {
+		return runSystemSSH(ctx, &cfg, res, dest)
+	}
+	return runEmbedded(ctx, &cfg, res, dest)
+}
+
+// newResolver reads the environment once: home, local user, config files.
+func newResolver(cfg *Config) (*resolver, error) {
+	home := cfg.Home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: %w", err)
+		}
+		home = h
+	}
+	localUser := os.Getenv("USER")
+	if u, err := user.Current(); err == nil {
+		localUser = u.Username
+	}
+	r := &resolver{fs: osConfigFS, home: home, localUser: localUser, family: cfg.Family,
+		getenv: os.LookupEnv, logf: cfg.logf}
+	switch cfg.ConfigFile {
+	case "":
+		r.configFiles = []string{filepath.Join(home, ".ssh", "config"), systemSSHConfig}
+		r.configDirs = []string{filepath.Join(home, ".ssh"), systemSSHConfigDir}
+	case "none":
+	default:
+		r.configFiles = []string{expandTilde(cfg.ConfigFile, home)}
+		r.configDirs = []string{filepath.Join(home, ".ssh")}
+	}
+	return r, nil
+}
+
+// runEmbedded is Run with the built-in SSH client.
+func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destination) (Result, error) {
+	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.logf}
+	c, err := d.connect(ctx, dest, 0, "")
+	if err != nil {
+		return Result{}, err
+	}
+	defer c.Close()
+	rr := &remoteRun{client: c.client, stderr: cfg.stderr(), logf: cfg.logf}
+	command := startScript(cfg.ServerCommand, cfg.ServerArgs, cfg.Upload)
+	out, err := rr.run(ctx, command, nil)
+	var uploaded string
+	if err == nil && out.needs && !out.connected {
+		if uploaded, err = upload(ctx, rr, cfg, out.unameS, out.unameM); err != nil {
+			return Result{}, err
+		}
+		out, err = rr.run(ctx, command, nil)
+	}
+	if !out.connected {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("bootstrap: starting the server: %w", ctx.Err())
+		}
+		if out.needs {
+			err = errors.New("the uploaded gosh does not run on the remote")
+		}
+		return Result{}, serverError(command, out, err)
+	}
+	addr, err := chooseAddr(ctx, c.reached, c.params.hostname, c.params.family, out.serverIP)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded}, nil
+}

@@ -1,0 +1,143 @@
+package bootstrap
+
+import (
+	"io"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/crypto"
+)
+
+// DefaultServerCommand is the remote command that starts a gosh server;
+// "new" and the options are appended.
+const DefaultServerCommand = "gosh server"
+
+// Upload modes for [Config.Upload].
+const (
+	UploadAuto   = "auto"   // upload only when the remote has no usable gosh (the default)
+	UploadNever  = "never"  // fail instead of uploading
+	UploadAlways = "always" // ignore a gosh on the remote PATH; use (or upload) this version
+)
+
+// Config says where to connect and how to start the server.
+type Config struct {
+	// Destination is [user@]host[:port], ssh://[user@]host[:port], or an
+	// ssh_config Host alias.
+	Destination string
+	// ServerCommand starts the server remotely ("new" and the options of
+	// [ServerArgs] are appended); empty means [DefaultServerCommand]. Only
+	// the default command takes part in self-upload.
+	ServerCommand string
+	// ServerArgs are the options given to "server new".
+	ServerArgs ServerArgs
+	// SSHCommand, when non-empty, is a system ssh command line (e.g.
+	// "ssh -p 2222") used instead of the embedded client, the way mosh runs
+	// it: SSHCommand -n -tt [-4|-6] host -- 'server new …'. Self-upload is
+	// not available then.
+	SSHCommand string
+	// Family restricts addresses: "" (any), "inet" or "inet6". It overrides
+	// AddressFamily from ssh_config.
+	Family string
+	// Home is the local user's home directory (for ~/.ssh); empty means
+	// os.UserHomeDir.
+	Home string
+	// ConfigFile is the ssh_config to read, like ssh -F: when set, only this
+	// file is read ("none" reads none). Empty means ~/.ssh/config followed
+	// by /etc/ssh/ssh_config.
+	ConfigFile string
+	// Prompt asks passwords, passphrases, keyboard-interactive questions and
+	// host key confirmations. Nil means nothing can be asked: unknown hosts
+	// are refused and only non-interactive authentication is tried.
+	Prompt Prompter
+	// Stderr receives the remote's diagnostics and warnings (like ssh's
+	// stderr). Nil discards them.
+	Stderr io.Writer
+	// Upload is UploadAuto (empty), UploadNever or UploadAlways.
+	Upload string
+	// LocalBinary is the gosh binary uploaded to a remote of the same
+	// platform as this one; empty means os.Executable.
+	LocalBinary string
+	// RemoteBinary, when set, is the binary uploaded whatever the remote
+	// platform (the caller vouches that it fits).
+	RemoteBinary string
+	// BinaryCache is a directory holding gosh-<goos>-<goarch> binaries of
+	// this version for other platforms; empty means [DefaultBinaryCache].
+	BinaryCache string
+	// ConnectTimeout bounds the TCP connection and the SSH handshake up to
+	// the first prompt; zero means ssh_config's ConnectTimeout, or none.
+	ConnectTimeout time.Duration
+	// Logf receives debug logs; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// ServerArgs are the options of "gosh server new" / "mosh-server new"
+// (mosh-wire.md section 1.1).
+type ServerArgs struct {
+	// Colors is the client terminal's colour count (-c); zero omits -c.
+	Colors int
+	// Locale holds NAME=VALUE pairs forwarded with -l (see [LocaleFromEnv]).
+	Locale []string
+	// Port is the UDP port or PORT:PORT2 range (-p); empty lets the server choose.
+	Port string
+	// Bind is "ssh" or "" (-s: the address the SSH connection reached),
+	// "any" (no option) or a numeric IP (-i IP).
+	Bind string
+	// Verbose adds -v this many times.
+	Verbose int
+	// Command runs instead of the login shell (after "--").
+	Command []string
+}
+
+// Result is what the session client needs: where to send UDP and the key.
+type Result struct {
+	// Addr is the server's address: the address the SSH connection reached
+	// (for a direct connection), else the host name resolved locally.
+	Addr netip.Addr
+	// Port is the server's UDP port from the MOSH CONNECT line.
+	Port uint16
+	// Key is the session key from the MOSH CONNECT line.
+	Key crypto.Key
+	// ServerPID is the detached server's pid when the server reported it
+	// ("[mosh-server detached, pid = N]"), else 0.
+	ServerPID int
+	// Uploaded is the remote path of a gosh binary uploaded by this run, or "".
+	Uploaded string
+}
+
+// Prompter asks the user a question on the terminal.
+type Prompter interface {
+	// Ask shows question and returns the answer without its line ending.
+	// echo is false for secrets (passwords, passphrases).
+	Ask(question string, echo bool) (string, error)
+}
+
+// localeVariables are forwarded with -l when set, as mosh's wrapper does.
+var localeVariables = []string{"LANG", "LANGUAGE", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
+	"LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+	"LC_MEASUREMENT", "LC_IDENTIFICATION", "LC_ALL"}
+
+// LocaleFromEnv returns NAME=VALUE for every locale variable set in the
+// environment, in mosh's order, for [ServerArgs.Locale].
+func LocaleFromEnv() []string {
+	var l []string
+	for _, name := range localeVariables {
+		if v, ok := os.LookupEnv(name); ok {
+			l = append(l, name+"="+v)
+		}
+	}
+	return l
+}
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
+}
+
+func (c *Config) stderr() io.Writer {
+	if c.Stderr == nil {
+		return io.Discard
+	}
+	return c.Stderr
+}

@@ -1,0 +1,185 @@
+package bootstrap
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// destination is a parsed [user@]host[:port] (or ssh://[user@]host[:port]).
+type destination struct {
+	user string
+	host string // without brackets
+	port int    // 0 when not given
+}
+
+// parseDestination accepts [user@]host[:port], [user@][v6addr]:port,
+// [user@]v6addr (two or more colons and no brackets: no port), and
+// ssh://[user@]host[:port].
+func parseDestination(s string) (destination, error) {
+	if rest, ok := strings.CutPrefix(s, "ssh://"); ok {
+		return parseSSHURL(rest)
+	}
+	var d destination
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		d.user, s = s[:i], s[i+1:]
+		if d.user == "" {
+			return d, fmt.Errorf("bootstrap: empty user in destination %q", s)
+		}
+	}
+	switch {
+	case strings.HasPrefix(s, "["):
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			h, ok := strings.CutSuffix(s[1:], "]")
+			if !ok {
+				return d, fmt.Errorf("bootstrap: bad destination %q", s)
+			}
+			host, port = h, ""
+		}
+		d.host = host
+		if port != "" {
+			if d.port, err = parsePort(port); err != nil {
+				return d, err
+			}
+		}
+	case strings.Count(s, ":") == 1:
+		host, port, _ := strings.Cut(s, ":")
+		p, err := parsePort(port)
+		if err != nil {
+			return d, err
+		}
+		d.host, d.port = host, p
+	default:
+		d.host = s
+	}
+	if err := checkHostName(d.host); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func parseSSHURL(rest string) (destination, error) {
+	u, err := url.Parse("ssh://" + rest)
+	if err != nil || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		return destination{}, fmt.Errorf("bootstrap: bad ssh:// destination %q", rest)
+	}
+	d := destination{user: u.User.Username(), host: u.Hostname()}
+	if p := u.Port(); p != "" {
+		if d.port, err = parsePort(p); err != nil {
+			return d, err
+		}
+	}
+	return d, checkHostName(d.host)
+}
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.ParseUint(s, 10, 16)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("bootstrap: bad port %q", s)
+	}
+	return int(n), nil
+}
+
+// checkHostName rejects names that would be read as options or break a
+// command line ("-oProxyCommand=…"), as OpenSSH does.
+func checkHostName(h string) error {
+	if h == "" {
+		return fmt.Errorf("bootstrap: missing host")
+	}
+	if h[0] == '-' || strings.ContainsAny(h, " \t\r\n'\"`$\\;&|<>*?") {
+		return fmt.Errorf("bootstrap: bad host name %q", h)
+	}
+	return nil
+}
+
+// String formats d back as [user@]host[:port].
+func (d destination) String() string {
+	s := d.host
+	if d.port != 0 {
+		s = net.JoinHostPort(d.host, strconv.Itoa(d.port))
+	}
+	if d.user != "" {
+		s = d.user + "@" + s
+	}
+	return s
+}
+
+// expandTilde replaces a leading "~" or "~/" with home.
+func expandTilde(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	return p
+}
+
+// expandEnv replaces ${NAME} with the environment variable, and fails for
+// unset ones as OpenSSH does.
+func expandEnv(s string, getenv func(string) (string, bool)) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unterminated ${ in %q", s)
+		}
+		name := s[i+2 : i+j]
+		v, ok := getenv(name)
+		if !ok {
+			return "", fmt.Errorf("environment variable %q is not set", name)
+		}
+		b.WriteString(s[:i])
+		b.WriteString(v)
+		s = s[i+j+1:]
+	}
+}
+
+// expandTokens replaces OpenSSH %-tokens (%h, %p, %r, %u, %d, %n, %% …)
+// from tokens; an unknown token is an error.
+func expandTokens(s string, tokens map[byte]string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", fmt.Errorf("trailing %% in %q", s)
+		}
+		i++
+		if s[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		v, ok := tokens[s[i]]
+		if !ok {
+			return "", fmt.Errorf("unknown token %%%c in %q", s[i], s)
+		}
+		b.WriteString(v)
+	}
+	return b.String(), nil
+}
+
+// expandPath applies tilde, ${ENV} and %-token expansion to a path option.
+func expandPath(p, home string, tokens map[byte]string) (string, error) {
+	p = expandTilde(p, home)
+	p, err := expandEnv(p, os.LookupEnv)
+	if err != nil {
+		return "", err
+	}
+	return expandTokens(p, tokens)
+}

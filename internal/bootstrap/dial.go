@@ -1,0 +1,204 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// maxJumpDepth bounds ProxyJump chains (and loops through ssh_config).
+const maxJumpDepth = 8
+
+// sshConn is an authenticated SSH connection to the destination.
+type sshConn struct {
+	client *ssh.Client
+	params *hostParams
+	// reached is the IP address of a direct TCP connection to the
+	// destination; invalid when it was reached through a proxy.
+	reached netip.Addr
+	closers []io.Closer // jump hosts and proxy commands, closed last
+}
+
+// Close closes the connection and everything it went through.
+func (c *sshConn) Close() error {
+	err := c.client.Close()
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i].Close()
+	}
+	return err
+}
+
+// dialer opens SSH connections the way OpenSSH would for the same config.
+type dialer struct {
+	res     *resolver
+	prompt  Prompter
+	stderr  io.Writer
+	timeout time.Duration // Config.ConnectTimeout
+	logf    func(format string, args ...any)
+}
+
+// connect reaches dest. jumpOverride, when non-empty, replaces the host's
+// own ProxyJump/ProxyCommand (used for the later hops of a ProxyJump list).
+func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpOverride string) (*sshConn, error) {
+	if depth > maxJumpDepth {
+		return nil, fmt.Errorf("bootstrap: ProxyJump chain deeper than %d hosts (a loop in ssh_config?)", maxJumpDepth)
+	}
+	p, err := d.res.resolve(dest)
+	if err != nil {
+		return nil, err
+	}
+	if jumpOverride != "" {
+		p.proxyJump, p.proxyCommand = jumpOverride, ""
+	}
+	timeout := d.timeout
+	if timeout == 0 {
+		timeout = p.connectTimeout
+	}
+	nc, reached, closers, err := d.transport(ctx, p, depth, timeout)
+	if err != nil {
+		return nil, err
+	}
+	client, err := d.handshake(ctx, nc, p, timeout)
+	if err != nil {
+		nc.Close()
+		closeAll(closers)
+		return nil, err
+	}
+	return &sshConn{client: client, params: p, reached: reached, closers: closers}, nil
+}
+
+// transport opens the byte stream to p: TCP, a ProxyCommand, or a
+// direct-tcpip channel through the ProxyJump hosts.
+func (d *dialer) transport(ctx context.Context, p *hostParams, depth int, timeout time.Duration) (net.Conn, netip.Addr, []io.Closer, error) {
+	switch {
+	case p.proxyJump != "" && !strings.EqualFold(p.proxyJump, "none"):
+		hops := strings.Split(p.proxyJump, ",")
+		last, err := parseDestination(strings.TrimSpace(hops[len(hops)-1]))
+		if err != nil {
+			return nil, netip.Addr{}, nil, fmt.Errorf("bootstrap: ProxyJump %q: %w", p.proxyJump, err)
+		}
+		d.logf("bootstrap: reaching %s through %s", p.dialAddr(), p.proxyJump)
+		jump, err := d.connect(ctx, last, depth+1, strings.Join(hops[:len(hops)-1], ","))
+		if err != nil {
+			return nil, netip.Addr{}, nil, err
+		}
+		nc, err := jump.client.DialContext(ctx, "tcp", p.dialAddr())
+		if err != nil {
+			jump.Close()
+			return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr() + " via " + last.String(), Err: err}
+		}
+		return nc, netip.Addr{}, []io.Closer{jump}, nil
+	case p.proxyCommand != "":
+		d.logf("bootstrap: ProxyCommand %s", p.proxyCommand)
+		nc, err := startProxyCommand(p.proxyCommand, d.stderr)
+		if err != nil {
+			return nil, netip.Addr{}, nil, &DialError{Addr: "ProxyCommand " + p.proxyCommand, Err: err}
+		}
+		return nc, netip.Addr{}, nil, nil
+	}
+	nd := net.Dialer{Timeout: timeout}
+	d.logf("bootstrap: connecting to %s", p.dialAddr())
+	nc, err := nd.DialContext(ctx, tcpNetwork(p.family), p.dialAddr())
+	if err != nil {
+		return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr(), Err: unwrapOpError(err)}
+	}
+	var reached netip.Addr
+	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		reached = ta.AddrPort().Addr().Unmap()
+	}
+	return nc, reached, nil, nil
+}
+
+// handshake runs the SSH handshake and authentication on nc. The timeout
+// covers the handshake until the first prompt, like OpenSSH's
+// ConnectTimeout covers the banner exchange; ctx cancels it at any time.
+func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, timeout time.Duration) (*ssh.Client, error) {
+	if timeout > 0 {
+		nc.SetDeadline(time.Now().Add(timeout))
+	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
+	hk := newHostKeyChecker(p, d.prompt, d.stderr)
+	liftDeadline := func() { nc.SetDeadline(time.Time{}) }
+	auth := &authenticator{p: p, prompt: d.prompt, stderr: d.stderr, logf: d.logf, onPrompt: liftDeadline}
+	defer auth.close()
+	hkPrompt := hk.prompt
+	if hkPrompt != nil {
+		hk.prompt = promptFunc(func(q string, echo bool) (string, error) {
+			liftDeadline()
+			return hkPrompt.Ask(q, echo)
+		})
+	}
+	conf := &ssh.ClientConfig{
+		User:              p.user,
+		Auth:              auth.methods(),
+		HostKeyCallback:   hk.callback(p.hostKeyName()),
+		HostKeyAlgorithms: hk.hostKeyAlgorithms(p.hostKeyName()),
+		BannerCallback: func(msg string) error {
+			_, err := io.WriteString(d.stderr, strings.ReplaceAll(msg, "\n", "\r\n"))
+			return err
+		},
+	}
+	c, chans, reqs, err := ssh.NewClientConn(nc, p.hostKeyName(), conf)
+	if err != nil {
+		return nil, d.handshakeError(ctx, err, hk, auth, p, timeout)
+	}
+	nc.SetDeadline(time.Time{})
+	return ssh.NewClient(c, chans, reqs), nil
+}
+
+// handshakeError turns an x/crypto handshake failure into one of the
+// package's typed errors.
+func (d *dialer) handshakeError(ctx context.Context, err error, hk *hostKeyChecker, auth *authenticator, p *hostParams, timeout time.Duration) error {
+	var ne net.Error
+	switch {
+	case hk.err != nil:
+		return hk.err
+	case ctx.Err() != nil:
+		return &DialError{Addr: p.dialAddr(), Err: ctx.Err()}
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return &AuthError{User: p.user, Host: p.hostname, Methods: auth.tried, Err: err}
+	case errors.As(err, &ne) && ne.Timeout():
+		return &DialError{Addr: p.dialAddr(), Err: fmt.Errorf("SSH handshake timed out after %v", timeout)}
+	case errors.Is(err, io.EOF):
+		return &DialError{Addr: p.dialAddr(), Err: errors.New("connection closed by the server during the SSH handshake")}
+	}
+	return &DialError{Addr: p.dialAddr(), Err: err}
+}
+
+func tcpNetwork(family string) string {
+	switch family {
+	case "inet":
+		return "tcp4"
+	case "inet6":
+		return "tcp6"
+	}
+	return "tcp"
+}
+
+// unwrapOpError drops net.OpError's address prefix, which DialError repeats.
+func unwrapOpError(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
+
+func closeAll(cs []io.Closer) {
+	for i := len(cs) - 1; i >= 0; i-- {
+		cs[i].Close()
+	}
+}
+
+// promptFunc adapts a function to [Prompter].
+type promptFunc func(question string, echo bool) (string, error)
+
+func (f promptFunc) Ask(question string, echo bool) (string, error) { return f(question, echo) }

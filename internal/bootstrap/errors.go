@@ -1,0 +1,156 @@
+package bootstrap
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinels callers can test with errors.Is.
+var (
+	// ErrUnknownHost means the host's key is not in known_hosts and was not
+	// accepted (StrictHostKeyChecking=yes, BatchMode, or the user said no).
+	ErrUnknownHost = errors.New("bootstrap: host key not known")
+	// ErrHostKeyMismatch means known_hosts has a different key of the same
+	// type for the host, or the key is marked @revoked.
+	ErrHostKeyMismatch = errors.New("bootstrap: host key mismatch")
+	// ErrAuth means every authentication method failed.
+	ErrAuth = errors.New("bootstrap: authentication failed")
+	// ErrNoConnectLine means the server command ended without printing a
+	// MOSH CONNECT line.
+	ErrNoConnectLine = errors.New("bootstrap: no MOSH CONNECT line from the server")
+	// ErrNoBinary means the remote needs a gosh binary for a platform this
+	// client has none for.
+	ErrNoBinary = errors.New("bootstrap: no gosh binary for the remote platform")
+	// ErrNoPrompt means a question had to be asked but no terminal is
+	// available (or BatchMode is set).
+	ErrNoPrompt = errors.New("bootstrap: cannot ask: no terminal")
+)
+
+// UnknownHostError reports a host key that is not known and was refused.
+type UnknownHostError struct {
+	Host        string // the known_hosts name, e.g. "[127.0.0.1]:2222"
+	KeyType     string // e.g. "ssh-ed25519"
+	Fingerprint string // "SHA256:…"
+	Reason      string // why it was refused
+}
+
+func (e *UnknownHostError) Error() string {
+	return fmt.Sprintf("bootstrap: host key verification failed: %s key %s for %s is not known (%s)",
+		e.KeyType, e.Fingerprint, e.Host, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrUnknownHost) true.
+func (e *UnknownHostError) Is(target error) bool { return target == ErrUnknownHost }
+
+// HostKeyMismatchError reports that the server's key differs from the
+// recorded one (possible man-in-the-middle) or is revoked.
+type HostKeyMismatchError struct {
+	Host        string
+	KeyType     string
+	Fingerprint string   // of the key the server sent
+	Known       []string // "file:line" of the conflicting known_hosts entries
+	Revoked     bool
+}
+
+func (e *HostKeyMismatchError) Error() string {
+	if e.Revoked {
+		return fmt.Sprintf("bootstrap: host key verification failed: the %s key %s of %s is marked @revoked in %s",
+			e.KeyType, e.Fingerprint, e.Host, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("bootstrap: WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED for %s: it sent %s key %s, "+
+		"which does not match %s (someone may be intercepting the connection); refusing to connect",
+		e.Host, e.KeyType, e.Fingerprint, strings.Join(e.Known, ", "))
+}
+
+// Is makes errors.Is(err, ErrHostKeyMismatch) true.
+func (e *HostKeyMismatchError) Is(target error) bool { return target == ErrHostKeyMismatch }
+
+// AuthError reports that the server accepted none of the methods tried.
+type AuthError struct {
+	User, Host string
+	Methods    []string // the methods tried, in order ("publickey", "password", …)
+	Err        error    // from golang.org/x/crypto/ssh
+}
+
+func (e *AuthError) Error() string {
+	tried := "none"
+	if len(e.Methods) > 0 {
+		tried = strings.Join(e.Methods, ", ")
+	}
+	return fmt.Sprintf("bootstrap: authentication failed for %s@%s (tried: %s)", e.User, e.Host, tried)
+}
+
+// Is makes errors.Is(err, ErrAuth) true.
+func (e *AuthError) Is(target error) bool { return target == ErrAuth }
+
+// Unwrap returns the underlying ssh error.
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// DialError reports a failure to reach the SSH server (resolution,
+// unreachable network, refused connection, timeout, proxy failure).
+type DialError struct {
+	Addr string // host:port, or the proxy
+	Err  error
+}
+
+func (e *DialError) Error() string {
+	return fmt.Sprintf("bootstrap: cannot reach %s: %v", e.Addr, e.Err)
+}
+
+// Unwrap returns the network error.
+func (e *DialError) Unwrap() error { return e.Err }
+
+// ServerError reports that the remote server command failed before
+// printing its MOSH CONNECT line.
+type ServerError struct {
+	Command    string // the remote command line
+	Stderr     string // what it wrote on stderr (and non-protocol stdout), capped
+	ExitStatus int    // -1 when unknown (e.g. killed by a signal or timed out)
+	Err        error  // *ssh.ExitError, *exec.ExitError, ErrNoConnectLine, …
+}
+
+func (e *ServerError) Error() string {
+	status := "no exit status"
+	if e.ExitStatus >= 0 {
+		status = fmt.Sprintf("exit status %d", e.ExitStatus)
+	}
+	msg := lastLine(e.Stderr)
+	if msg == "" {
+		msg = "no output"
+	}
+	return fmt.Sprintf("bootstrap: remote server did not start (%s): %s", status, msg)
+}
+
+// Unwrap returns the underlying error.
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// NoBinaryError reports that an upload was needed but no binary for the
+// remote platform was found.
+type NoBinaryError struct {
+	GOOS, GOARCH string
+	Looked       []string // the paths tried
+}
+
+func (e *NoBinaryError) Error() string {
+	return fmt.Sprintf("bootstrap: the remote has no usable gosh and there is no gosh binary for %s/%s "+
+		"(looked in %s); build one (GOOS=%s GOARCH=%s go build -o %s ./cmd/gosh), install gosh on the remote, "+
+		"or use --server=mosh-server",
+		e.GOOS, e.GOARCH, strings.Join(e.Looked, ", "), e.GOOS, e.GOARCH, firstOr(e.Looked, "gosh"))
+}
+
+// Is makes errors.Is(err, ErrNoBinary) true.
+func (e *NoBinaryError) Is(target error) bool { return target == ErrNoBinary }
+
+func firstOr(s []string, def string) string {
+	if len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return def
+}
+
+// lastLine returns the last non-blank line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

@@ -1,0 +1,225 @@
+package bootstrap
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Default file locations, as OpenSSH uses them.
+const (
+	systemSSHConfig    = "/etc/ssh/ssh_config"
+	systemSSHConfigDir = "/etc/ssh"
+	defaultSSHPort     = 22
+	defaultPrompts     = 3
+)
+
+// defaultIdentityFiles are tried, relative to ~/.ssh, when no IdentityFile
+// is configured (OpenSSH 9's list, minus the retired DSA key).
+var defaultIdentityFiles = []string{"id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk"}
+
+// hostParams is everything needed to reach one SSH host, after applying
+// the command line and ssh_config.
+type hostParams struct {
+	alias          string // the name as typed (Host patterns match it)
+	hostname       string // HostName, or alias
+	port           int
+	user           string
+	identityFiles  []string
+	identitiesOnly bool
+	identityAgent  string // socket path; "" means none
+	proxyJump      string // "" or "none" means direct
+	proxyCommand   string // already token-expanded; "" means none
+	userKnownHosts []string
+	globalKnown    []string
+	strict         string // yes, ask, accept-new, no
+	hashKnownHosts bool
+	connectTimeout time.Duration
+	family         string // "", "inet", "inet6"
+	batchMode      bool
+	pubkeyAuth     bool
+	passwordAuth   bool
+	kbdAuth        bool
+	passwordTries  int
+	hostKeyAlias   string
+}
+
+// hostKeyName is the known_hosts name of the host: HostKeyAlias or
+// HostName, with "[name]:port" for a non-default port.
+func (p *hostParams) hostKeyName() string {
+	name := p.hostname
+	if p.hostKeyAlias != "" {
+		name = p.hostKeyAlias
+	}
+	return net.JoinHostPort(name, strconv.Itoa(p.port))
+}
+
+// dialAddr is host:port for a TCP connection.
+func (p *hostParams) dialAddr() string {
+	return net.JoinHostPort(p.hostname, strconv.Itoa(p.port))
+}
+
+// resolver turns destinations into hostParams.
+type resolver struct {
+	fs          configFS
+	configFiles []string // evaluated in order
+	configDirs  []string // where relative Includes of configFiles[i] resolve
+	home        string
+	localUser   string
+	family      string // from the command line; overrides AddressFamily
+	getenv      func(string) (string, bool)
+	logf        func(format string, args ...any)
+}
+
+// resolve applies the ssh_config files to dest.
+func (r *resolver) resolve(dest destination) (*hostParams, error) {
+	e := &configEval{fs: r.fs, originalHost: dest.host, user: dest.user,
+		localUser: r.localUser, home: r.home, logf: r.logf}
+	o, err := evalSSHConfig(e, r.configFiles, r.configDirs)
+	if err != nil {
+		return nil, err
+	}
+	p := &hostParams{alias: dest.host, hostname: dest.host, port: dest.port, user: dest.user}
+	if h := o.get("hostname"); h != "" {
+		if p.hostname, err = expandTokens(h, map[byte]string{'h': dest.host}); err != nil {
+			return nil, fmt.Errorf("bootstrap: ssh config HostName: %w", err)
+		}
+	}
+	if p.port == 0 {
+		p.port = defaultSSHPort
+		if v := o.get("port"); v != "" {
+			p.port, _ = strconv.Atoi(v) // checked while parsing
+		}
+	}
+	if p.user == "" {
+		p.user = o.get("user")
+	}
+	if p.user == "" {
+		p.user = r.localUser
+	}
+	p.hostKeyAlias = o.get("hostkeyalias")
+	if err := r.applyPaths(p, o); err != nil {
+		return nil, err
+	}
+	r.applyPolicy(p, o)
+	return p, nil
+}
+
+// tokens are the %-tokens of ssh_config(5) that gosh can fill in.
+func (r *resolver) tokens(p *hostParams) map[byte]string {
+	return map[byte]string{
+		'h': p.hostname, 'n': p.alias, 'p': strconv.Itoa(p.port), 'r': p.user,
+		'u': r.localUser, 'd': r.home, 'i': "", 'l': "", 'L': "", 'k': p.hostKeyName(),
+	}
+}
+
+func (r *resolver) applyPaths(p *hostParams, o *hostOptions) error {
+	tok := r.tokens(p)
+	files := o.each("identityfile")
+	if len(files) == 0 {
+		for _, f := range defaultIdentityFiles {
+			files = append(files, filepath.Join(r.home, ".ssh", f))
+		}
+	}
+	for _, f := range files {
+		if strings.EqualFold(f, "none") {
+			continue
+		}
+		x, err := expandPath(f, r.home, tok)
+		if err != nil {
+			return fmt.Errorf("bootstrap: ssh config IdentityFile: %w", err)
+		}
+		if !filepath.IsAbs(x) {
+			x = filepath.Join(r.home, x)
+		}
+		p.identityFiles = append(p.identityFiles, x)
+	}
+	var err error
+	if p.identityAgent, err = r.agentSocket(o.get("identityagent"), tok); err != nil {
+		return err
+	}
+	known := o.args("userknownhostsfile")
+	if len(known) == 0 {
+		known = []string{"~/.ssh/known_hosts", "~/.ssh/known_hosts2"}
+	}
+	for _, f := range known {
+		x, err := expandPath(f, r.home, tok)
+		if err != nil {
+			return fmt.Errorf("bootstrap: ssh config UserKnownHostsFile: %w", err)
+		}
+		p.userKnownHosts = append(p.userKnownHosts, x)
+	}
+	p.globalKnown = o.args("globalknownhostsfile")
+	if len(p.globalKnown) == 0 {
+		p.globalKnown = []string{"/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"}
+	}
+	// ProxyJump and ProxyCommand compete: the first one obtained wins.
+	if o.before("proxyjump", "proxycommand") {
+		p.proxyJump = o.get("proxyjump")
+	} else if pc := o.get("proxycommand"); pc != "" && !strings.EqualFold(pc, "none") {
+		if p.proxyCommand, err = expandTokens(pc, tok); err != nil {
+			return fmt.Errorf("bootstrap: ssh config ProxyCommand: %w", err)
+		}
+	}
+	return nil
+}
+
+// agentSocket applies IdentityAgent: "none", "SSH_AUTH_SOCK", "$VAR" or a path.
+func (r *resolver) agentSocket(v string, tok map[byte]string) (string, error) {
+	getenv := r.getenv
+	switch {
+	case v == "" || v == "SSH_AUTH_SOCK":
+		s, _ := getenv("SSH_AUTH_SOCK")
+		return s, nil
+	case strings.EqualFold(v, "none"):
+		return "", nil
+	case strings.HasPrefix(v, "$"):
+		s, _ := getenv(v[1:])
+		return s, nil
+	}
+	x, err := expandPath(v, r.home, tok)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap: ssh config IdentityAgent: %w", err)
+	}
+	return x, nil
+}
+
+func (r *resolver) applyPolicy(p *hostParams, o *hostOptions) {
+	p.identitiesOnly = yes(o.get("identitiesonly"))
+	p.strict = strings.ToLower(o.get("stricthostkeychecking"))
+	switch p.strict {
+	case "", "ask":
+		p.strict = "ask"
+	case "true":
+		p.strict = "yes"
+	case "off", "false":
+		p.strict = "no"
+	}
+	p.hashKnownHosts = yes(o.get("hashknownhosts"))
+	if v := o.get("connecttimeout"); v != "" && v != "none" {
+		n, _ := strconv.Atoi(v)
+		p.connectTimeout = time.Duration(n) * time.Second
+	}
+	p.family = strings.ToLower(o.get("addressfamily"))
+	if p.family == "any" {
+		p.family = ""
+	}
+	if r.family != "" {
+		p.family = r.family
+	}
+	p.batchMode = yes(o.get("batchmode"))
+	p.pubkeyAuth = o.get("pubkeyauthentication") == "" || yes(o.get("pubkeyauthentication"))
+	p.passwordAuth = o.get("passwordauthentication") == "" || yes(o.get("passwordauthentication"))
+	kbd := o.get("kbdinteractiveauthentication")
+	if kbd == "" {
+		kbd = o.get("challengeresponseauthentication")
+	}
+	p.kbdAuth = kbd == "" || yes(kbd)
+	p.passwordTries = defaultPrompts
+	if v := o.get("numberofpasswordprompts"); v != "" {
+		p.passwordTries, _ = strconv.Atoi(v)
+	}
+}

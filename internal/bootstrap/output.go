@@ -1,0 +1,101 @@
+package bootstrap
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/gosh-term/gosh/internal/crypto"
+)
+
+// startOutput collects what the remote start command printed.
+type startOutput struct {
+	port      uint16
+	key       crypto.Key
+	connected bool
+	serverIP  string // from MOSH SSH_CONNECTION
+	unameS    string // from GOSH UPLOAD
+	unameM    string
+	needs     bool // GOSH UPLOAD seen
+	uploaded  string
+	pid       int
+
+	mu     sync.Mutex // guards following
+	text   strings.Builder
+	echoed bool
+}
+
+// stdoutLine handles one line of the command's stdout and reports whether
+// it is for the user (not part of the protocol).
+func (o *startOutput) stdoutLine(line string) (forUser bool) {
+	line = strings.TrimRight(line, "\r\n")
+	if pid, ok := parseDetachedLine(line); ok {
+		o.mu.Lock()
+		o.pid = pid // a system ssh with -tt merges stderr into stdout
+		o.mu.Unlock()
+		return false
+	}
+	if o.connected {
+		return false // mosh's wrapper stops reading at the CONNECT line
+	}
+	if port, key, ok := ParseConnectLine(line); ok {
+		o.port, o.key, o.connected = port, key, true
+		return false
+	}
+	if ip, ok := parseSSHConnectionLine(line); ok {
+		o.serverIP = ip
+		return false
+	}
+	if rest, ok := strings.CutPrefix(line, needUploadPrefix); ok {
+		f := strings.Fields(rest)
+		if len(f) == 2 {
+			o.needs, o.unameS, o.unameM = true, f[0], f[1]
+			return false
+		}
+	}
+	if rest, ok := strings.CutPrefix(line, uploadedLine+" "); ok {
+		o.uploaded = strings.TrimSpace(rest)
+		return false
+	}
+	return strings.TrimSpace(line) != ""
+}
+
+// capture keeps the last maxCapturedStderrLen bytes of diagnostics.
+func (o *startOutput) capture(line string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.text.WriteString(line)
+	o.text.WriteByte('\n')
+	if o.text.Len() > maxCapturedStderrLen {
+		s := o.text.String()
+		o.text.Reset()
+		o.text.WriteString(s[len(s)-maxCapturedStderrLen/2:])
+	}
+}
+
+func (o *startOutput) captured() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.text.String()
+}
+
+// forEachLine calls f with every line of r (without the newline); lines
+// longer than maxLineLen arrive in pieces. It returns at EOF or error.
+func forEachLine(r io.Reader, f func(string)) error {
+	br := bufio.NewReaderSize(r, maxLineLen)
+	for {
+		b, err := br.ReadSlice('\n')
+		if len(b) > 0 {
+			f(strings.TrimRight(string(b), "\n"))
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return nil
+		default:
+			return err
+		}
+	}
+}

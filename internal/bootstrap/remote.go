@@ -1,0 +1,154 @@
+package bootstrap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gosh-term/gosh/internal/buildinfo"
+)
+
+// Remote scripts run with "sh -c" through the user's login shell, so they
+// are one line without '!' (csh history) and are quoted as one word.
+
+// Lines the start script prints on stdout (besides the server's own).
+const (
+	needUploadPrefix = "GOSH UPLOAD " // GOSH UPLOAD <uname -s> <uname -m>
+	uploadedLine     = "GOSH UPLOADED"
+)
+
+// shellQuote quotes s as one POSIX shell word.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// serverArgv returns the options after "new" (mosh-wire.md 1.1 and 1.7).
+func serverArgv(a ServerArgs) []string {
+	argv := []string{"new"}
+	if a.Colors != 0 {
+		argv = append(argv, "-c", strconv.Itoa(a.Colors))
+	}
+	switch a.Bind {
+	case "", "ssh":
+		argv = append(argv, "-s")
+	case "any":
+	default:
+		argv = append(argv, "-i", a.Bind)
+	}
+	for range a.Verbose {
+		argv = append(argv, "-v")
+	}
+	for _, l := range a.Locale {
+		argv = append(argv, "-l", l)
+	}
+	if a.Port != "" {
+		argv = append(argv, "-p", a.Port)
+	}
+	if len(a.Command) > 0 {
+		argv = append(argv, "--")
+		argv = append(argv, a.Command...)
+	}
+	return argv
+}
+
+// serverCommandLine is the shell command that starts the server: the
+// server command as given (it may hold several words, as mosh's --server
+// does), then the quoted options.
+func serverCommandLine(serverCommand string, a ServerArgs) string {
+	var b strings.Builder
+	b.WriteString(serverCommand)
+	for _, arg := range serverArgv(a) {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(arg))
+	}
+	return b.String()
+}
+
+// reportSSHConnection prints the remote view of the SSH connection, as
+// mosh's wrapper asks for it with --experimental-remote-ip=remote.
+const reportSSHConnection = `[ -n "$SSH_CONNECTION" ] && printf '\nMOSH SSH_CONNECTION %s\n' "$SSH_CONNECTION"; `
+
+// uploadDirExpr is the remote directory of uploaded binaries of this version.
+func uploadDirExpr() string {
+	return `"${XDG_DATA_HOME:-$HOME/.local/share}/gosh/` + versionDirName() + `"`
+}
+
+// versionDirName is buildinfo.Version restricted to file-name characters.
+func versionDirName() string {
+	v := []byte(buildinfo.Version)
+	for i, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == '_') {
+			v[i] = '_'
+		}
+	}
+	if len(v) == 0 || v[0] == '.' {
+		return "v" + string(v)
+	}
+	return string(v)
+}
+
+// startScript is the remote command of the embedded client. For a custom
+// server command (or upload=never) it just runs it. For the default gosh it
+// picks a usable gosh: the one on PATH if it speaks this protocol (unless
+// upload=always), else one uploaded earlier; when there is none it prints
+// "GOSH UPLOAD <os> <machine>" and exits 0 so the client can upload one.
+func startScript(serverCommand string, a ServerArgs, upload string) string {
+	if serverCommand != DefaultServerCommand || upload == UploadNever {
+		return "exec sh -c " + shellQuote(reportSSHConnection+"exec "+serverCommandLine(serverCommand, a))
+	}
+	proto := fmt.Sprintf("mosh protocol %d,", buildinfo.MoshProtocolVersion)
+	var s strings.Builder
+	s.WriteString(reportSSHConnection)
+	s.WriteString("d=" + uploadDirExpr() + "; g=; ")
+	if upload != UploadAlways {
+		s.WriteString(`if command -v gosh >/dev/null 2>&1 && gosh version 2>/dev/null | grep '` + proto + `' >/dev/null; then g=gosh; fi; `)
+	}
+	s.WriteString(`if [ -z "$g" ] && [ -x "$d/gosh" ] && "$d/gosh" version >/dev/null 2>&1; then g="$d/gosh"; fi; `)
+	s.WriteString(`if [ -z "$g" ]; then echo "` + needUploadPrefix + `$(uname -s) $(uname -m)"; exit 0; fi; `)
+	s.WriteString(`exec "$g" ` + strings.TrimPrefix(serverCommandLine(serverCommand, a), "gosh "))
+	return "exec sh -c " + shellQuote(s.String())
+}
+
+// uploadScript receives a binary on stdin into the upload directory, checks
+// its SHA-256 with whichever tool the remote has, and moves it into place
+// atomically. Nothing is left behind on failure.
+func uploadScript(sha256Hex string) string {
+	s := "umask 077; d=" + uploadDirExpr() + `; t="$d/.gosh-upload.$$"; ` +
+		`mkdir -p "$d" && cat > "$t" || { rm -f "$t"; exit 1; }; ` +
+		`s=$( (sha256sum "$t" || shasum -a 256 "$t" || sha256 -q "$t" || openssl dgst -sha256 "$t") 2>/dev/null ); ` +
+		`case "$s" in *` + sha256Hex + `*) chmod 755 "$t" && mv -f "$t" "$d/gosh" && echo ` + uploadedLine + ` "$d/gosh";; ` +
+		`*) rm -f "$t"; echo "SHA-256 check failed (got: ${s:-no sha256 tool})" >&2; exit 1;; esac`
+	return "exec sh -c " + shellQuote(s)
+}
+
+// platform maps `uname -s` and `uname -m` to GOOS and GOARCH.
+func platform(unameS, unameM string) (goos, goarch string, ok bool) {
+	switch strings.ToLower(unameS) {
+	case "linux", "darwin", "freebsd", "openbsd", "netbsd", "dragonfly":
+		goos = strings.ToLower(unameS)
+	case "sunos":
+		goos = "solaris"
+	default:
+		return "", "", false
+	}
+	switch m := strings.ToLower(unameM); {
+	case m == "x86_64" || m == "amd64":
+		goarch = "amd64"
+	case m == "aarch64" || m == "arm64" || m == "aarch64_be":
+		goarch = "arm64"
+	case m == "i386" || m == "i486" || m == "i586" || m == "i686" || m == "i86pc":
+		goarch = "386"
+	case strings.HasPrefix(m, "armv") || m == "arm":
+		goarch = "arm"
+	case m == "riscv64" || m == "ppc64le" || m == "ppc64" || m == "s390x" || m == "mips64" || m == "loong64":
+		goarch = m
+	default:
+		return "", "", false
+	}
+	return goos, goarch, true
+}

@@ -1,0 +1,341 @@
+package bootstrap
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxIncludeDepth bounds nested Include directives, as OpenSSH does.
+const maxIncludeDepth = 16
+
+// maxConfigFileSize bounds one ssh_config file read from disk.
+const maxConfigFileSize = 1 << 20
+
+// cumulativeOptions are keywords whose every occurrence counts; all others
+// keep the first value obtained (ssh_config(5)).
+var cumulativeOptions = map[string]bool{
+	"identityfile": true, "certificatefile": true,
+	"localforward": true, "remoteforward": true, "dynamicforward": true,
+	"sendenv": true, "setenv": true,
+}
+
+// rawOptions take the rest of the line as one command string.
+var rawOptions = map[string]bool{
+	"proxycommand": true, "localcommand": true, "remotecommand": true, "knownhostscommand": true,
+}
+
+// hostOptions is the result of evaluating ssh_config files for one host:
+// for each lower-case keyword, the arguments of its first occurrence in a
+// matching block, or all occurrences for cumulative keywords.
+type hostOptions struct {
+	first map[string][]string
+	all   map[string][][]string
+	order map[string]int // when each keyword was first obtained
+}
+
+func newHostOptions() *hostOptions {
+	return &hostOptions{first: map[string][]string{}, all: map[string][][]string{}, order: map[string]int{}}
+}
+
+// before reports whether keyword a was obtained before b (set ones sort
+// before unset ones).
+func (o *hostOptions) before(a, b string) bool {
+	ia, oka := o.order[a]
+	ib, okb := o.order[b]
+	return oka && (!okb || ia < ib)
+}
+
+// get returns the first argument of keyword, or "" when unset.
+func (o *hostOptions) get(keyword string) string {
+	if a := o.first[keyword]; len(a) > 0 {
+		return a[0]
+	}
+	return ""
+}
+
+// args returns all arguments of keyword's first occurrence.
+func (o *hostOptions) args(keyword string) []string { return o.first[keyword] }
+
+// each returns the first argument of every occurrence of a cumulative keyword.
+func (o *hostOptions) each(keyword string) []string {
+	var v []string
+	for _, a := range o.all[keyword] {
+		if len(a) > 0 {
+			v = append(v, a[0])
+		}
+	}
+	return v
+}
+
+func (o *hostOptions) set(keyword string, args []string) {
+	if _, ok := o.order[keyword]; !ok {
+		o.order[keyword] = len(o.order)
+	}
+	if cumulativeOptions[keyword] {
+		o.all[keyword] = append(o.all[keyword], args)
+		return
+	}
+	if _, ok := o.first[keyword]; !ok {
+		o.first[keyword] = args
+	}
+}
+
+// configFS is how the evaluator reaches files; tests substitute a map.
+type configFS struct {
+	readFile func(name string) ([]byte, error)
+	glob     func(pattern string) ([]string, error)
+}
+
+// osConfigFS reads the real file system.
+var osConfigFS = configFS{readFile: readSmallFile, glob: filepath.Glob}
+
+func readSmallFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxConfigFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxConfigFileSize)
+	}
+	return b, nil
+}
+
+// configEval evaluates ssh_config files for one destination.
+type configEval struct {
+	fs           configFS
+	originalHost string // the host as typed, which Host patterns match
+	user         string // the user from the command line, or ""
+	localUser    string
+	home         string
+	logf         func(format string, args ...any)
+	opts         *hostOptions
+}
+
+// evalSSHConfig evaluates files in order (first obtained value wins) for
+// originalHost. relDirs[i] is where relative Include paths of files[i]
+// resolve (~/.ssh for the user's file, /etc/ssh for the system one).
+// Missing files are skipped.
+func evalSSHConfig(e *configEval, files, relDirs []string) (*hostOptions, error) {
+	if e.opts == nil {
+		e.opts = newHostOptions()
+	}
+	if e.logf == nil {
+		e.logf = func(string, ...any) {}
+	}
+	for i, f := range files {
+		b, err := e.fs.readFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: ssh config: %w", err)
+		}
+		if err := e.evalFile(f, b, relDirs[i], 0, false); err != nil {
+			return nil, err
+		}
+	}
+	return e.opts, nil
+}
+
+// evalFile applies one file's lines. neverMatch is set for files included
+// from an inactive block: they are checked but apply nothing.
+func (e *configEval) evalFile(name string, data []byte, relDir string, depth int, neverMatch bool) error {
+	active := !neverMatch
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, maxConfigFileSize)
+	for lineNo := 1; sc.Scan(); lineNo++ {
+		if err := e.evalLine(sc.Text(), relDir, depth, neverMatch, &active); err != nil {
+			return fmt.Errorf("bootstrap: ssh config %s line %d: %w", name, lineNo, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("bootstrap: ssh config %s: %w", name, err)
+	}
+	return nil
+}
+
+func (e *configEval) evalLine(line, relDir string, depth int, neverMatch bool, active *bool) error {
+	line = strings.TrimRight(strings.TrimLeft(line, " \t"), " \t\r")
+	if line == "" || line[0] == '#' {
+		return nil
+	}
+	keyword, rest := splitKeyword(line)
+	args, err := splitConfigArgs(rest)
+	if rawOptions[keyword] && rest != "" {
+		args, err = []string{rest}, nil
+	}
+	if err != nil {
+		return err
+	}
+	switch keyword {
+	case "host":
+		if len(args) == 0 {
+			return errors.New("Host needs at least one pattern")
+		}
+		*active = !neverMatch && matchHostPatterns(e.originalHost, args)
+	case "match":
+		ok, err := e.evalMatch(args)
+		if err != nil {
+			return err
+		}
+		*active = !neverMatch && ok
+	case "include":
+		return e.include(args, relDir, depth, !*active)
+	default:
+		if len(args) == 0 {
+			return fmt.Errorf("%s needs an argument", keyword)
+		}
+		if err := checkOptionValue(keyword, args); err != nil {
+			return err
+		}
+		if *active {
+			e.opts.set(keyword, args)
+		}
+	}
+	return nil
+}
+
+// include reads every file matched by the Include arguments, in lexical
+// order per pattern, with the active state of the including line.
+func (e *configEval) include(args []string, relDir string, depth int, neverMatch bool) error {
+	if len(args) == 0 {
+		return errors.New("Include needs a file")
+	}
+	if depth >= maxIncludeDepth {
+		return errors.New("Include nested too deeply")
+	}
+	for _, pat := range args {
+		pat = expandTilde(pat, e.home)
+		if !filepath.IsAbs(pat) {
+			pat = filepath.Join(relDir, pat)
+		}
+		names, err := e.fs.glob(pat)
+		if err != nil {
+			return fmt.Errorf("Include %q: %w", pat, err)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			b, err := e.fs.readFile(n)
+			if err != nil {
+				continue // OpenSSH skips unreadable matches
+			}
+			if err := e.evalFile(n, b, relDir, depth+1, neverMatch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// evalMatch evaluates the criteria of a Match line. Unsupported criteria
+// (exec, localnetwork, tagged, canonical) never match, with a log line.
+func (e *configEval) evalMatch(args []string) (bool, error) {
+	if len(args) == 0 {
+		return false, errors.New("Match needs criteria")
+	}
+	result := true
+	for i := 0; i < len(args); i++ {
+		crit, neg := strings.CutPrefix(strings.ToLower(args[i]), "!")
+		var ok bool
+		switch crit {
+		case "all":
+			ok = true
+		case "final":
+			ok = true // gosh evaluates once, and that pass is the final one
+		case "canonical":
+			ok = false
+		case "host", "originalhost", "user", "localuser", "exec", "localnetwork", "tagged":
+			if i+1 >= len(args) {
+				return false, fmt.Errorf("Match %s needs an argument", crit)
+			}
+			i++
+			ok = e.matchCriterion(crit, args[i])
+		default:
+			return false, fmt.Errorf("unsupported Match criterion %q", args[i])
+		}
+		if ok == neg {
+			result = false
+		}
+	}
+	return result, nil
+}
+
+func (e *configEval) matchCriterion(crit, arg string) bool {
+	switch crit {
+	case "host":
+		host := e.originalHost
+		if h := e.opts.get("hostname"); h != "" {
+			host = strings.ReplaceAll(h, "%h", e.originalHost)
+		}
+		return matchPatternList(host, arg)
+	case "originalhost":
+		return matchPatternList(e.originalHost, arg)
+	case "user":
+		u := e.user
+		if u == "" {
+			u = e.opts.get("user")
+		}
+		if u == "" {
+			u = e.localUser
+		}
+		return matchPatternList(u, arg)
+	case "localuser":
+		return matchPatternList(e.localUser, arg)
+	}
+	e.logf("bootstrap: ssh config: Match %s is not supported; treating it as not matching", crit)
+	return false
+}
+
+// checkOptionValue rejects malformed values of the options gosh uses, so a
+// typo fails loudly instead of being ignored.
+func checkOptionValue(keyword string, args []string) error {
+	switch keyword {
+	case "port":
+		if n, err := strconv.ParseUint(args[0], 10, 16); err != nil || n == 0 {
+			return fmt.Errorf("bad Port %q", args[0])
+		}
+	case "connecttimeout", "numberofpasswordprompts":
+		if args[0] == "none" && keyword == "connecttimeout" {
+			return nil
+		}
+		if _, err := strconv.ParseUint(args[0], 10, 31); err != nil {
+			return fmt.Errorf("bad %s %q", keyword, args[0])
+		}
+	case "stricthostkeychecking":
+		switch strings.ToLower(args[0]) {
+		case "yes", "no", "ask", "accept-new", "off", "true", "false":
+		default:
+			return fmt.Errorf("bad StrictHostKeyChecking %q", args[0])
+		}
+	case "addressfamily":
+		switch strings.ToLower(args[0]) {
+		case "any", "inet", "inet6":
+		default:
+			return fmt.Errorf("bad AddressFamily %q", args[0])
+		}
+	}
+	return nil
+}
+
+// yes reports whether an ssh_config boolean is true.
+func yes(v string) bool {
+	switch strings.ToLower(v) {
+	case "yes", "true":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,165 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// runSystemSSH is Run with a system ssh, invoked the way mosh's wrapper
+// does: ssh -n -tt [-4|-6] [-p PORT] [user@]host -- 'start command'.
+func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destination) (Result, error) {
+	argv, err := splitShellWords(cfg.SSHCommand)
+	if err != nil || len(argv) == 0 {
+		return Result{}, fmt.Errorf("bootstrap: bad --ssh command %q", cfg.SSHCommand)
+	}
+	hostArgs := sshHostArgs(cfg.Family, dest)
+	command := startScript(cfg.ServerCommand, cfg.ServerArgs, UploadNever)
+	args := append(append(append([]string{}, argv[1:]...), "-n", "-tt"), hostArgs...)
+	args = append(args, "--", command)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
+	cmd.Stderr = cfg.stderr()
+	cmd.WaitDelay = afterConnectWait
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	cfg.logf("bootstrap: running %s %s", argv[0], strings.Join(args, " "))
+	if err := cmd.Start(); err != nil {
+		return Result{}, &DialError{Addr: dest.String(), Err: err}
+	}
+	out := &startOutput{}
+	var lingering *time.Timer
+	forEachLine(stdout, func(line string) {
+		if out.stdoutLine(line) {
+			out.capture(trimCR(line))
+			fmt.Fprintf(cfg.stderr(), "%s\n", trimCR(line))
+		}
+		if out.connected && lingering == nil {
+			// ssh started here: end it by its own pid if it lingers.
+			lingering = time.AfterFunc(afterConnectWait, func() { cmd.Process.Kill() })
+		}
+	})
+	waitErr := cmd.Wait()
+	if lingering != nil {
+		lingering.Stop()
+	}
+	if !out.connected {
+		return Result{}, systemSSHError(ctx, command, out, waitErr)
+	}
+	hostname := systemSSHHostName(ctx, argv, hostArgs, res, dest)
+	addr, err := chooseAddr(ctx, netip.Addr{}, hostname, familyOf(cfg, res, dest), out.serverIP)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid}, nil
+}
+
+// sshHostArgs are the family, port and destination arguments for ssh.
+func sshHostArgs(family string, dest destination) []string {
+	var a []string
+	switch family {
+	case "inet":
+		a = append(a, "-4")
+	case "inet6":
+		a = append(a, "-6")
+	}
+	if dest.port != 0 {
+		a = append(a, "-p", strconv.Itoa(dest.port))
+	}
+	host := dest.host
+	if dest.user != "" {
+		host = dest.user + "@" + host
+	}
+	return append(a, host)
+}
+
+// systemSSHError maps a failed system ssh run. ssh exits 255 for its own
+// errors (it has printed them on stderr already).
+func systemSSHError(ctx context.Context, command string, out *startOutput, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("bootstrap: starting the server: %w", ctx.Err())
+	}
+	se := serverError(command, out, err)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		se.ExitStatus = ee.ExitCode()
+		if se.ExitStatus == 255 {
+			return fmt.Errorf("bootstrap: ssh failed (exit status 255; see its message above): %w", se)
+		}
+	}
+	return se
+}
+
+// systemSSHHostName asks ssh -G which host name it connects to (so the UDP
+// target follows the same ssh_config); if that fails, gosh's own parser
+// answers.
+func systemSSHHostName(ctx context.Context, argv, hostArgs []string, res *resolver, dest destination) string {
+	args := append(append(append([]string{}, argv[1:]...), "-G"), hostArgs...)
+	b, err := exec.CommandContext(ctx, argv[0], args...).Output()
+	if err == nil {
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if name, ok := bytes.CutPrefix(line, []byte("hostname ")); ok {
+				return string(bytes.TrimSpace(name))
+			}
+		}
+	}
+	if p, err := res.resolve(dest); err == nil {
+		return p.hostname
+	}
+	return dest.host
+}
+
+func familyOf(cfg *Config, res *resolver, dest destination) string {
+	if cfg.Family != "" {
+		return cfg.Family
+	}
+	if p, err := res.resolve(dest); err == nil {
+		return p.family
+	}
+	return ""
+}
+
+// splitShellWords splits a command line into words with POSIX-like quoting
+// (single quotes, double quotes, backslashes), without expansions.
+func splitShellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(s[i+1:], c)
+			if end < 0 {
+				return nil, errUnterminatedQuote
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
