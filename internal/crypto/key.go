@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // ErrInvalidKey is matched (with [errors.Is]) by every error [ParseKey]
@@ -37,12 +38,15 @@ type incomparable [0]func()
 //
 // A Key never prints its secret: String, GoString and every fmt verb show
 // a redacted placeholder. [Key.Base64] is the one way to get the text form
-// that mosh-server prints and MOSH_KEY carries. The bytes sit behind a
-// pointer so that fmt, printing a struct that holds a Key in an unexported
-// field (where it cannot call Format), shows an address, not the secret.
+// that mosh-server prints and MOSH_KEY carries.
 type Key struct {
 	_ incomparable
-	b *[KeySize]byte // never written after the Key is made; nil for the zero Key
+	// p points to the key's KeySize bytes, which are never written after
+	// the Key is made, or is nil for the zero Key. fmt cannot call Format
+	// on a Key held in an unexported struct field, and given a verb such
+	// as %s it prints what an ordinary pointer points to; an
+	// unsafe.Pointer it prints only as an address.
+	p unsafe.Pointer
 }
 
 // zeroKey is what the zero Key holds.
@@ -50,10 +54,10 @@ var zeroKey [KeySize]byte
 
 // bytes returns the key's bytes, which must not be modified.
 func (k Key) bytes() *[KeySize]byte {
-	if k.b == nil {
+	if k.p == nil {
 		return &zeroKey
 	}
-	return k.b
+	return (*[KeySize]byte)(k.p)
 }
 
 // NewKey returns a key of [KeySize] bytes read from r, or from
@@ -66,7 +70,7 @@ func NewKey(r io.Reader) (Key, error) {
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return Key{}, fmt.Errorf("crypto: reading session key: %w", err)
 	}
-	return Key{b: b}, nil
+	return Key{p: unsafe.Pointer(b)}, nil
 }
 
 // KeyFromBytes returns the key whose bytes are b, which must be [KeySize]
@@ -75,7 +79,7 @@ func KeyFromBytes(b []byte) (Key, error) {
 	if len(b) != KeySize {
 		return Key{}, errKeyLength
 	}
-	return Key{b: (*[KeySize]byte)(bytes.Clone(b))}, nil
+	return Key{p: unsafe.Pointer((*[KeySize]byte)(bytes.Clone(b)))}, nil
 }
 
 // ParseKey parses Mosh's printable key form: exactly [KeyTextSize]
@@ -91,11 +95,12 @@ func ParseKey(s string) (Key, error) {
 	if strings.ContainsAny(s, "\r\n=") {
 		return Key{}, errKeyAlphabet
 	}
-	k := Key{b: new([KeySize]byte)}
-	n, err := keyEncoding.Decode(k.b[:], []byte(s))
+	b := new([KeySize]byte)
+	n, err := keyEncoding.Decode(b[:], []byte(s))
 	if err != nil || n != KeySize {
 		return Key{}, errKeyAlphabet
 	}
+	k := Key{p: unsafe.Pointer(b)}
 	// 22 characters hold 132 bits; the last 4 must be zero. The
 	// re-encoding is the canonical form, and must be the input.
 	if k.Base64() != s {
