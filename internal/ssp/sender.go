@@ -1,0 +1,303 @@
+package ssp
+
+import "time"
+
+// Sender is the sending half of SSP (mosh-wire.md section 7): it decides
+// when to send, which peer state to diff from, and which state numbers to
+// use, and turns that into instructions. It does not compress, fragment
+// or seal; [Transport] does.
+//
+// The first entry of its sent states is the known receiver state (the
+// newest one the peer acknowledged), the last is the last state sent, and
+// the assumed receiver state is the newest entry sent recently enough
+// (within RTO + AckDelay, without a stale entry in between) that the peer
+// probably has it.
+//
+// All times are the caller's `now`; a zero time.Time means "never".
+// A Sender is not safe for concurrent use.
+type Sender[S State[S]] struct {
+	current  S
+	sent     []sentState[S] // never empty; ascending numbers
+	assumed  int            // index into sent
+	rtt      *RTT
+	minDelay time.Duration
+	policy   float64 // probability of diffing from the known state
+	rand     *randSource
+
+	nextAck       time.Time // never zero
+	nextSend      time.Time
+	mindelayClock time.Time // first unsent change, if any
+
+	ackNum         uint64 // newest peer state received
+	lastAckSent    uint64 // AckNum of the last instruction
+	pendingDataAck bool
+	lastHeard      time.Time // a new peer state last arrived
+
+	shutdown      bool
+	shutdownTries int
+	shutdownStart time.Time
+}
+
+// sentState is one version of the local state the sender has sent, or the
+// initial state.
+type sentState[S any] struct {
+	at    time.Time // when it was (last) sent
+	num   uint64
+	state S
+}
+
+// newSender returns a sender whose live state is initial (it is used, not
+// copied) and whose state 0 is a clone of it. rtt supplies the RTO and
+// frame interval; minDelay is SEND_MINDELAY; policy is the probability of
+// diffing from the known receiver state (see [Config]).
+func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, policy float64, rs *randSource) *Sender[S] {
+	return &Sender[S]{
+		current:  initial,
+		sent:     []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
+		rtt:      rtt,
+		minDelay: minDelay,
+		policy:   policy,
+		rand:     rs,
+		nextAck:  now, // the first opportunity sends
+		nextSend: now,
+	}
+}
+
+// Current returns the live local state.
+func (s *Sender[S]) Current() S { return s.current }
+
+// Tick sends an instruction if one is due at now: new data after the
+// collection delay and frame interval, a retransmission, a delayed ack, a
+// heartbeat, or a shutdown try. The instruction's Chaff and GoshCaps are
+// left for the caller.
+func (s *Sender[S]) Tick(now time.Time) (Instruction, bool) {
+	s.calculateTimers(now)
+	defer s.calculateTimers(now)
+	ackDue, sendDue := !now.Before(s.nextAck), due(now, s.nextSend)
+	if !ackDue && !sendDue {
+		return Instruction{}, false
+	}
+	if s.assumed != 0 && s.policy > 0 && s.rand.float64() < s.policy {
+		s.assumed = 0 // the λ policy: diff from the acknowledged state
+	}
+	diff := s.current.Diff(s.sent[s.assumed].state)
+	diff = s.prospectiveResend(diff)
+	if len(diff) > 0 {
+		s.mindelayClock = time.Time{}
+		return s.sendData(now, diff), true
+	}
+	if sendDue {
+		s.nextSend, s.mindelayClock = time.Time{}, time.Time{}
+	}
+	if !ackDue {
+		return Instruction{}, false
+	}
+	s.mindelayClock = time.Time{}
+	return s.sendEmptyAck(now), true
+}
+
+// NextDeadline returns when [Sender.Tick] next has something to do, as of
+// the last Tick or event.
+func (s *Sender[S]) NextDeadline() time.Time {
+	if !s.nextSend.IsZero() && s.nextSend.Before(s.nextAck) {
+		return s.nextSend
+	}
+	return s.nextAck
+}
+
+// calculateTimers refreshes the assumed receiver state, drops the known
+// prefix from every held state, and recomputes the ack and send times
+// (mosh-wire.md section 7.3).
+func (s *Sender[S]) calculateTimers(now time.Time) {
+	s.updateAssumed(now)
+	s.rationalize()
+	if s.pendingDataAck && s.nextAck.After(now.Add(AckDelay)) {
+		s.nextAck = now.Add(AckDelay)
+	}
+	last := &s.sent[len(s.sent)-1]
+	interval := s.rtt.SendInterval()
+	heard := !s.lastHeard.IsZero() && now.Before(s.lastHeard.Add(ActiveRetryTimeout))
+	switch {
+	case !s.current.Equal(last.state):
+		if s.mindelayClock.IsZero() {
+			s.mindelayClock = now
+		}
+		s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+	case heard && !s.current.Equal(s.sent[s.assumed].state):
+		s.nextSend = last.at.Add(interval)
+		if !s.mindelayClock.IsZero() {
+			s.nextSend = later(s.nextSend, s.mindelayClock.Add(s.minDelay))
+		}
+	case heard && !s.current.Equal(s.sent[0].state):
+		s.nextSend = last.at.Add(s.rtt.RTO() + AckDelay)
+	default:
+		s.nextSend = time.Time{}
+	}
+	if s.shutdown || s.ackNum == ShutdownNum {
+		s.nextAck = last.at.Add(interval)
+	}
+}
+
+// updateAssumed makes the assumed receiver state the newest sent state
+// such that it and every sent state before it (after the known one) went
+// out less than RTO + AckDelay ago.
+func (s *Sender[S]) updateAssumed(now time.Time) {
+	s.assumed = 0
+	window := s.rtt.RTO() + AckDelay
+	for i := 1; i < len(s.sent) && now.Sub(s.sent[i].at) < window; i++ {
+		s.assumed = i
+	}
+}
+
+// rationalize subtracts the known receiver state from the live state and
+// from every sent state, itself last.
+func (s *Sender[S]) rationalize() {
+	known := s.sent[0].state
+	s.current.Subtract(known)
+	for i := len(s.sent) - 1; i >= 0; i-- {
+		s.sent[i].state.Subtract(known)
+	}
+}
+
+// prospectiveResend switches to diffing from the known receiver state when
+// that diff is no longer than diff, or longer by less than
+// prospectiveSlack bytes and shorter than prospectiveLimit: a receiver
+// that lost the assumed state can still use it.
+func (s *Sender[S]) prospectiveResend(diff []byte) []byte {
+	if s.assumed == 0 {
+		return diff
+	}
+	resend := s.current.Diff(s.sent[0].state)
+	if len(resend) <= len(diff) || (len(resend) < prospectiveLimit && len(resend)-len(diff) < prospectiveSlack) {
+		s.assumed = 0
+		return resend
+	}
+	return diff
+}
+
+// sendData sends the live state as a diff from the assumed state: a new
+// state number if it changed since the last send, otherwise a
+// retransmission of the last number.
+func (s *Sender[S]) sendData(now time.Time, diff []byte) Instruction {
+	last := &s.sent[len(s.sent)-1]
+	newNum := last.num
+	if !s.current.Equal(last.state) {
+		newNum++
+	}
+	if s.shutdown {
+		newNum = ShutdownNum
+	}
+	oldNum := s.sent[s.assumed].num
+	if newNum == last.num {
+		last.at = now
+	} else {
+		s.addSent(now, newNum)
+	}
+	in := s.instruction(oldNum, newNum, diff)
+	s.assumed = len(s.sent) - 1
+	s.nextAck, s.nextSend = now.Add(AckInterval), time.Time{}
+	return in
+}
+
+// sendEmptyAck sends a new state number with an empty diff: an ack of the
+// peer's newest state, and a heartbeat.
+func (s *Sender[S]) sendEmptyAck(now time.Time) Instruction {
+	newNum := s.sent[len(s.sent)-1].num + 1
+	if s.shutdown {
+		newNum = ShutdownNum
+	}
+	oldNum := s.sent[s.assumed].num
+	s.addSent(now, newNum)
+	s.nextAck, s.nextSend = now.Add(AckInterval), time.Time{}
+	return s.instruction(oldNum, newNum, nil)
+}
+
+// addSent records a clone of the live state as sent state num. Past
+// sentStatesLimit entries it drops the sentStatesCut-th from the back.
+func (s *Sender[S]) addSent(now time.Time, num uint64) {
+	s.sent = append(s.sent, sentState[S]{at: now, num: num, state: s.current.Clone()})
+	if len(s.sent) <= sentStatesLimit {
+		return
+	}
+	cut := len(s.sent) - sentStatesCut
+	s.sent = append(s.sent[:cut], s.sent[cut+1:]...)
+	clear(s.sent[len(s.sent):cap(s.sent)][:1])
+	if s.assumed >= cut {
+		s.assumed = max(s.assumed-1, 0)
+	}
+}
+
+// instruction builds the instruction for one send.
+func (s *Sender[S]) instruction(oldNum, newNum uint64, diff []byte) Instruction {
+	if newNum == ShutdownNum {
+		s.shutdownTries++
+	}
+	s.pendingDataAck = false
+	s.lastAckSent = s.ackNum
+	return Instruction{
+		ProtocolVersion: ProtocolVersion,
+		OldNum:          oldNum,
+		NewNum:          newNum,
+		AckNum:          s.ackNum,
+		ThrowawayNum:    s.sent[0].num,
+		Diff:            diff,
+	}
+}
+
+// processAck handles the peer's acknowledgement of state num: if num is a
+// held sent state, it becomes the known receiver state and older ones are
+// dropped. Unknown numbers are ignored.
+func (s *Sender[S]) processAck(num uint64) {
+	for i := range s.sent {
+		if s.sent[i].num == num {
+			s.dropSent(i)
+			return
+		}
+	}
+}
+
+// dropSent drops the first n sent states.
+func (s *Sender[S]) dropSent(n int) {
+	if n == 0 {
+		return
+	}
+	kept := copy(s.sent, s.sent[n:])
+	clear(s.sent[kept:])
+	s.sent = s.sent[:kept]
+	s.assumed = max(s.assumed-n, 0)
+}
+
+// peerState records that the peer's state num is now the newest held, at
+// now; dataAck says its diff was non-empty and must be acked soon.
+func (s *Sender[S]) peerState(now time.Time, num uint64, dataAck bool) {
+	s.ackNum = num
+	s.lastHeard = now
+	if dataAck {
+		s.pendingDataAck = true
+	}
+}
+
+// startShutdown freezes the live state and makes every later instruction
+// carry state number ShutdownNum.
+func (s *Sender[S]) startShutdown(now time.Time) {
+	if !s.shutdown {
+		s.shutdown, s.shutdownStart = true, now
+	}
+}
+
+// shutdownAckTimedOut reports whether the initiator should give up on the
+// peer's acknowledgement of its shutdown.
+func (s *Sender[S]) shutdownAckTimedOut(now time.Time) bool {
+	return s.shutdown && (s.shutdownTries >= ShutdownRetries || now.Sub(s.shutdownStart) >= ActiveRetryTimeout)
+}
+
+// due reports whether the deadline t is set and has come.
+func due(now, t time.Time) bool { return !t.IsZero() && !now.Before(t) }
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
