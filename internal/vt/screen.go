@@ -1,0 +1,195 @@
+package vt
+
+// Screen primitives used by the control functions: line feeds and
+// scrolling, tab stops, resizing. Erased and inserted cells take the
+// current background colour (background colour erase).
+
+// erase returns the rendition of erased cells.
+func (fb *Framebuffer) erase() Rendition { return fb.rend.eraseRendition() }
+
+// scrollUp moves rows top..bottom up by n, blank rows entering at bottom.
+func (fb *Framebuffer) scrollUp(top, bottom, n int) {
+	if n <= 0 || top > bottom {
+		return
+	}
+	n = min(n, bottom-top+1)
+	gone := append(fb.scratch[:0], fb.rows[top:top+n]...)
+	copy(fb.rows[top:], fb.rows[top+n:bottom+1])
+	er := fb.erase()
+	for i, r := range gone {
+		fb.rows[bottom-n+1+i] = fb.recycle(r, er)
+	}
+	fb.scratch = gone[:0]
+	fb.combY -= n
+}
+
+// scrollDown moves rows top..bottom down by n, blank rows entering at top.
+func (fb *Framebuffer) scrollDown(top, bottom, n int) {
+	if n <= 0 || top > bottom {
+		return
+	}
+	n = min(n, bottom-top+1)
+	gone := append(fb.scratch[:0], fb.rows[bottom-n+1:bottom+1]...)
+	copy(fb.rows[top+n:bottom+1], fb.rows[top:bottom-n+1])
+	er := fb.erase()
+	for i, r := range gone {
+		fb.rows[top+i] = fb.recycle(r, er)
+	}
+	fb.scratch = gone[:0]
+	fb.combY += n
+	fb.unwrapBottom()
+}
+
+// unwrapBottom keeps the invariant that the last row is never marked
+// wrapped (there is no next row for it to continue on), so that any screen
+// can be reproduced by the display differ.
+func (fb *Framebuffer) unwrapBottom() {
+	if fb.rows[fb.h-1].wrap {
+		fb.mrow(fb.h - 1).wrap = false
+	}
+}
+
+// lineFeed moves the cursor down, scrolling at the bottom of the region.
+// It reports whether the cursor moved to another row or the text scrolled.
+func (fb *Framebuffer) lineFeed() bool {
+	fb.wrapNext = false
+	switch {
+	case fb.y == fb.bottom:
+		fb.scrollUp(fb.top, fb.bottom, 1)
+		return true
+	case fb.y < fb.h-1:
+		fb.y++
+		return true
+	}
+	return false
+}
+
+// reverseIndex moves the cursor up, scrolling at the top of the region.
+func (fb *Framebuffer) reverseIndex() {
+	fb.wrapNext = false
+	switch {
+	case fb.y == fb.top:
+		fb.scrollDown(fb.top, fb.bottom, 1)
+	case fb.y > 0:
+		fb.y--
+	}
+}
+
+// wrap performs the automatic new line before printing past the last
+// column, marking the row as continued when the cursor reaches a new row.
+func (fb *Framebuffer) wrap() {
+	y := fb.y
+	if y != fb.bottom && y == fb.h-1 {
+		fb.x, fb.wrapNext = 0, false // nowhere to go: stay on this row
+		return
+	}
+	fb.mrow(y).wrap = true
+	fb.x = 0
+	fb.lineFeed()
+	fb.unwrapBottom()
+}
+
+// moveTo places the cursor, clamped to the screen, and forgets the
+// pending wrap and the combining cell.
+func (fb *Framebuffer) moveTo(x, y int) {
+	fb.x, fb.y = min(max(x, 0), fb.w-1), min(max(y, 0), fb.h-1)
+	fb.wrapNext = false
+	fb.combX, fb.combY = fb.x, fb.y
+}
+
+// resetTabs sets a tab stop every 8 columns.
+func (fb *Framebuffer) resetTabs() {
+	fb.tabs = make([]bool, fb.w)
+	fb.tabsShared = false
+	for x := 0; x < fb.w; x += 8 {
+		fb.tabs[x] = true
+	}
+}
+
+// mtabs returns the tab stops, copied first if shared with a clone.
+func (fb *Framebuffer) mtabs() []bool {
+	if fb.tabsShared {
+		fb.tabs = append([]bool(nil), fb.tabs...)
+		fb.tabsShared = false
+	}
+	return fb.tabs
+}
+
+// nextTab returns the column of the n-th tab stop right of x, or the last
+// column.
+func (fb *Framebuffer) nextTab(x, n int) int {
+	for x < fb.w-1 && n > 0 {
+		x++
+		if fb.tabs[x] {
+			n--
+		}
+	}
+	return x
+}
+
+// prevTab returns the column of the n-th tab stop left of x, or 0.
+func (fb *Framebuffer) prevTab(x, n int) int {
+	for x > 0 && n > 0 {
+		x--
+		if fb.tabs[x] {
+			n--
+		}
+	}
+	return x
+}
+
+// Resize changes the size as Mosh does: rows are added or removed at the
+// bottom, rows are cut or extended on the right and lose their wrap flag,
+// the cursor is clamped, the scroll region is reset, and default tab stops
+// are extended.
+func (fb *Framebuffer) Resize(w, h int) {
+	w, h = clampSize(w, h)
+	if w == fb.w && h == fb.h {
+		return
+	}
+	fb.rows = fb.resizeRows(fb.rows, w, h)
+	if fb.mainRows != nil {
+		fb.mainRows = fb.resizeRows(fb.mainRows, w, h)
+	}
+	oldW := fb.w
+	fb.w, fb.h = w, h
+	fb.resizeTabs(oldW)
+	fb.top, fb.bottom = 0, h-1
+	fb.x, fb.y = min(fb.x, w-1), min(fb.y, h-1)
+	fb.wrapNext = false
+	if fb.combX >= w || fb.combY >= h {
+		fb.combX, fb.combY = -1, -1
+	}
+	fb.saved.x, fb.saved.y = min(fb.saved.x, w-1), min(fb.saved.y, h-1)
+	fb.altSaved.x, fb.altSaved.y = min(fb.altSaved.x, w-1), min(fb.altSaved.y, h-1)
+}
+
+func (fb *Framebuffer) resizeRows(rows []*Row, w, h int) []*Row {
+	out := make([]*Row, h)
+	for y := range out {
+		if y >= len(rows) {
+			fb.lastGen++
+			out[y] = &Row{cells: make([]Cell, w), gen: fb.lastGen, owner: fb.owner}
+			continue
+		}
+		old := rows[y]
+		r := &Row{cells: make([]Cell, w), gen: old.gen, owner: fb.owner}
+		copy(r.cells, old.cells)
+		if n := min(w, len(old.cells)); n > 0 && r.cells[n-1].flags&cellWide != 0 && n == w && len(old.cells) > w {
+			r.cells[n-1] = Cell{Rend: r.cells[n-1].Rend}
+		}
+		out[y] = r
+	}
+	return out
+}
+
+func (fb *Framebuffer) resizeTabs(oldW int) {
+	tabs := make([]bool, fb.w)
+	copy(tabs, fb.tabs)
+	if !fb.noDefaultTab {
+		for x := (oldW + 7) / 8 * 8; x < fb.w; x += 8 {
+			tabs[x] = true
+		}
+	}
+	fb.tabs, fb.tabsShared = tabs, false
+}
