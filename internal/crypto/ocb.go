@@ -185,21 +185,24 @@ func (o *ocb) open(out, nonce, ciphertext, ad []byte) {
 // one-block-at-a-time interface.
 func (o *ocb) sealBlocks(dst, src []byte, offset block128) (last, checksum block128) {
 	var offsets [batch]block128
-	for first := 0; first < len(src); first += batch * blockSize {
-		d, s := dst[first:min(len(dst), first+batch*blockSize)], src[first:]
-		for j := 0; j < len(d); j += blockSize {
-			offset = offset.xor(o.l[bits.TrailingZeros(uint((first+j)/blockSize+1))])
-			offsets[j/blockSize] = offset
-			p := load(s[j:])
+	for i := uint(0); len(src) > 0; {
+		k := min(batch, len(src)/blockSize)
+		for j := range k {
+			i++
+			offset = offset.xor(o.l[bits.TrailingZeros(i)&(lTableSize-1)])
+			offsets[j] = offset
+			p := load(src[j*blockSize:])
 			checksum = checksum.xor(p)
-			p.xor(offset).store(d[j:])
+			p.xor(offset).store(dst[j*blockSize:])
 		}
-		for j := 0; j < len(d); j += blockSize {
-			o.block.Encrypt(d[j:j+blockSize], d[j:j+blockSize])
+		for j := range k {
+			b := dst[j*blockSize : (j+1)*blockSize]
+			o.block.Encrypt(b, b)
 		}
-		for j := 0; j < len(d); j += blockSize {
-			offsets[j/blockSize].xorInto(d[j:])
+		for j := range k {
+			offsets[j].xorInto(dst[j*blockSize:])
 		}
+		src, dst = src[k*blockSize:], dst[k*blockSize:]
 	}
 	return offset, checksum
 }
@@ -207,21 +210,24 @@ func (o *ocb) sealBlocks(dst, src []byte, offset block128) (last, checksum block
 // openBlocks is the inverse of sealBlocks; the checksum is that of dst.
 func (o *ocb) openBlocks(dst, src []byte, offset block128) (last, checksum block128) {
 	var offsets [batch]block128
-	for first := 0; first < len(src); first += batch * blockSize {
-		d, s := dst[first:min(len(dst), first+batch*blockSize)], src[first:]
-		for j := 0; j < len(d); j += blockSize {
-			offset = offset.xor(o.l[bits.TrailingZeros(uint((first+j)/blockSize+1))])
-			offsets[j/blockSize] = offset
-			load(s[j:]).xor(offset).store(d[j:])
+	for i := uint(0); len(src) > 0; {
+		k := min(batch, len(src)/blockSize)
+		for j := range k {
+			i++
+			offset = offset.xor(o.l[bits.TrailingZeros(i)&(lTableSize-1)])
+			offsets[j] = offset
+			load(src[j*blockSize:]).xor(offset).store(dst[j*blockSize:])
 		}
-		for j := 0; j < len(d); j += blockSize {
-			o.block.Decrypt(d[j:j+blockSize], d[j:j+blockSize])
+		for j := range k {
+			b := dst[j*blockSize : (j+1)*blockSize]
+			o.block.Decrypt(b, b)
 		}
-		for j := 0; j < len(d); j += blockSize {
-			p := load(d[j:]).xor(offsets[j/blockSize])
-			p.store(d[j:])
+		for j := range k {
+			p := load(dst[j*blockSize:]).xor(offsets[j])
+			p.store(dst[j*blockSize:])
 			checksum = checksum.xor(p)
 		}
+		src, dst = src[k*blockSize:], dst[k*blockSize:]
 	}
 	return offset, checksum
 }
@@ -231,24 +237,15 @@ func (o *ocb) openBlocks(dst, src []byte, offset block128) (last, checksum block
 func (o *ocb) initialOffset(nonce, scratch []byte) block128 {
 	// The nonce block is num2str(TAGLEN mod 128, 7) || 0^24 || 1 || N,
 	// which for a 128-bit tag and 96-bit N is 00 00 00 01 || N.
-	nb := load12(nonce)
-	bottom := uint(nb.lo & 63)
-	nb.lo &^= 63
-	ktop := o.encrypt(scratch, nb)
+	_ = nonce[11]
+	hi := 1<<32 | uint64(binary.BigEndian.Uint32(nonce))
+	lo := binary.BigEndian.Uint64(nonce[4:])
+	bottom := uint(lo & 63)
+	ktop := o.encrypt(scratch, fromBE(hi, lo&^63))
 	// Stretch = Ktop || (Ktop[1..64] xor Ktop[9..72]); Offset_0 is the
 	// 128 bits of Stretch starting at bit bottom.
-	stretch := ktop.hi ^ (ktop.hi<<8 | ktop.lo>>56)
-	return ktop.shiftLeft(bottom, stretch)
-}
-
-// load12 returns the OCB nonce block 00 00 00 01 || nonce for a 12-byte
-// nonce.
-func load12(nonce []byte) block128 {
-	_ = nonce[11]
-	return block128{
-		hi: 1<<32 | uint64(binary.BigEndian.Uint32(nonce)),
-		lo: binary.BigEndian.Uint64(nonce[4:]),
-	}
+	khi, klo := ktop.be()
+	return ktop.stretchShift(bottom, khi^(khi<<8|klo>>56))
 }
 
 // tag writes the tag for a message with the given final checksum and
