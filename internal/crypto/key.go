@@ -116,11 +116,6 @@ func (k Key) Base64() string {
 	return keyEncoding.EncodeToString(k.bytes()[:])
 }
 
-// Bytes returns a copy of the key's bytes.
-func (k Key) Bytes() []byte {
-	return bytes.Clone(k.bytes()[:])
-}
-
 // String returns a placeholder that never contains the secret:
 // "crypto.Key(redacted)", or "crypto.Key(zero)" for the zero key.
 func (k Key) String() string {
