@@ -3,6 +3,8 @@ package ssp
 import (
 	"math"
 	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 )
 
 // Protocol constants: fixed by Mosh 1.4 (mosh-wire.md sections 3 to 7).
@@ -145,5 +147,5 @@ const (
 
 	// minDatagramBudget is the smallest datagram budget a Transport
 	// accepts: room for the headers and one byte of fragment body.
-	minDatagramBudget = 8 + 16 + TimestampSize + FragmentHeaderSize + 1
+	minDatagramBudget = gcrypto.Overhead + TimestampSize + FragmentHeaderSize + 1
 )

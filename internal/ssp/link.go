@@ -1,0 +1,142 @@
+package ssp
+
+import (
+	"errors"
+	"net/netip"
+	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+)
+
+var (
+	errOversize  = errors.New("ssp: datagram longer than 2048 bytes")
+	errShortSeal = errors.New("ssp: datagram shorter than its nonce and tag")
+	errDirection = errors.New("ssp: datagram carries our own direction (reflected)")
+)
+
+// link is the datagram layer of a [Transport] (mosh-wire.md section 3):
+// sealing and opening, the one sequence counter, the two timestamps, RTT
+// sampling, the remote address (roaming on the server) and the timing
+// facts behind the server's detach and the client's port hops. It is
+// clock-free: every method takes now.
+type link struct {
+	sess   *gcrypto.Session
+	dir    gcrypto.Direction // the direction of what we send
+	server bool
+	clock  msClock
+	logf   func(string, ...any)
+
+	seq      uint64 // next sequence number to send
+	expected uint64 // one past the highest sequence number received
+
+	savedTS    uint16 // the peer's last timestamp, to reflect once
+	savedAt    uint64 // when it arrived, on clock
+	haveSaved  bool
+	rtt        RTT
+	remote     netip.AddrPort
+	hasRemote  bool
+	lastHeard  time.Time // last authentic datagram that was newest so far
+	lastPortAt time.Time // client: last port choice
+
+	pt     []byte // plaintext scratch for open
+	roams  uint64
+	budget int // datagram size budget in bytes
+}
+
+// seal appends to dst the datagram carrying payload (one fragment),
+// stamped with now and, if one is pending, the reflected peer timestamp.
+func (l *link) seal(dst []byte, payload []byte, now time.Time) ([]byte, error) {
+	ms := l.clock.ms(now)
+	p := Packet{Timestamp: timestamp16(ms), TimestampReply: NoTimestamp, Payload: payload}
+	if held := ms - l.savedAt; l.haveSaved && ms >= l.savedAt && held < uint64(timestampReplyMaxAge/time.Millisecond) {
+		p.TimestampReply = l.savedTS + uint16(held) // advanced by how long we held it
+		l.haveSaved = false
+	}
+	// Seal in place: the plaintext goes where the ciphertext will be.
+	start := len(dst)
+	dst = append(dst, make([]byte, gcrypto.NonceTailSize)...)
+	dst, _ = p.AppendBinary(dst)
+	dst = append(dst, make([]byte, gcrypto.TagSize)...)[:len(dst)] // room for the tag
+	out, err := l.sess.Seal(dst[:start], l.dir, l.seq, dst[start+gcrypto.NonceTailSize:])
+	if err != nil {
+		return dst[:start], err
+	}
+	l.seq++
+	return out, nil
+}
+
+// open authenticates a datagram from `from` and returns its payload (one
+// fragment), valid until the next call. An authentic datagram with the
+// highest sequence number so far updates the timestamps, the RTT, the
+// last-heard time and, on the server, the remote address (roaming).
+// Older ones (reordered or replayed) are returned but change none of
+// these.
+func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Stats) ([]byte, *DropError) {
+	switch {
+	case len(datagram) > MaxReceive:
+		return nil, &DropError{DropOversize, errOversize}
+	case len(datagram) < gcrypto.Overhead:
+		return nil, &DropError{DropShort, errShortSeal}
+	}
+	dir, seq, pt, err := l.sess.Open(l.pt[:0], datagram)
+	if err != nil {
+		return nil, &DropError{DropAuth, err}
+	}
+	l.pt = pt
+	if dir == l.dir {
+		return nil, &DropError{DropDirection, errDirection}
+	}
+	p, err := ParsePacket(pt)
+	if err != nil {
+		return nil, &DropError{DropShort, err}
+	}
+	if seq < l.expected {
+		st.Reordered++
+		return p.Payload, nil
+	}
+	l.expected = seq + 1
+	l.heard(now, p)
+	if l.server && from.IsValid() && from != l.remote {
+		l.remote = from
+		l.roams++
+		st.Roams++
+		l.logf("ssp: server now attached to client at %v", from)
+	}
+	l.hasRemote = true
+	return p.Payload, nil
+}
+
+// heard processes the timestamps of the newest authentic datagram.
+func (l *link) heard(now time.Time, p Packet) {
+	l.lastHeard = now
+	ms := l.clock.ms(now)
+	if p.Timestamp != NoTimestamp {
+		l.savedTS, l.savedAt, l.haveSaved = p.Timestamp, ms, true
+	}
+	if p.TimestampReply != NoTimestamp {
+		l.rtt.Update(timestampDiff(timestamp16(ms), p.TimestampReply))
+	}
+}
+
+// maybeDetach makes the server forget a client it has not heard from for
+// ServerAssociationTimeout; it stops sending until the client's next
+// datagram.
+func (l *link) maybeDetach(now time.Time) {
+	if l.server && l.hasRemote && now.Sub(l.lastHeard) > ServerAssociationTimeout {
+		l.hasRemote = false
+		l.logf("ssp: server now detached from client")
+	}
+}
+
+// portHopDue reports whether the client should move to a new local port:
+// more than PortHopInterval since its last port choice and since the send
+// time of the newest state the server acknowledged (zero: never). When it
+// reports true it records now as the new port choice.
+func (l *link) portHopDue(now, roundtrip time.Time) bool {
+	if l.server || now.Sub(l.lastPortAt) <= PortHopInterval ||
+		(!roundtrip.IsZero() && now.Sub(roundtrip) <= PortHopInterval) {
+		return false
+	}
+	l.lastPortAt = now
+	return true
+}

@@ -1,0 +1,293 @@
+package ssp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+)
+
+// Config configures a [Transport].
+type Config struct {
+	// Key is the session key shared by both sides.
+	Key gcrypto.Key
+
+	// Server selects the server side: it sends in direction ToClient,
+	// learns and follows the client's address (roaming), and forgets it
+	// after ServerAssociationTimeout of silence. The client sends in
+	// direction ToServer to the fixed address Remote.
+	Server bool
+
+	// Remote is the server's address (client only; required). A server
+	// leaves it zero and learns the client's address from its first
+	// authentic datagram.
+	Remote netip.AddrPort
+
+	// MaxDatagram is the datagram size budget in bytes: the UDP payload
+	// of the largest datagram sent. Zero means Mosh's choice by address
+	// family: for a client, [DatagramBudget] of Remote; for a server,
+	// MaxDatagramIPv6, which is safe for both families (pass
+	// DatagramBudget of the bound address to match Mosh exactly).
+	MaxDatagram int
+
+	// SendMinDelay is the collection delay between the first change of
+	// the local state and the frame that carries it. Zero means Mosh's:
+	// ServerSendMinDelay or ClientSendMinDelay.
+	SendMinDelay time.Duration
+
+	// KnownStateProbability is the reference-state policy: the
+	// probability that a frame is diffed from the known (acknowledged)
+	// receiver state instead of the assumed one. Zero is Mosh's rule
+	// (assumed state, with the prospective-resend exception); one always
+	// diffs from the acknowledged state.
+	KnownStateProbability float64
+
+	// LocalCaps is the set of gosh extensions this side supports, sent in
+	// every instruction (field 8) when non-zero. Stock Mosh ignores it.
+	LocalCaps uint64
+
+	// Rand supplies chaff and policy draws; nil means crypto/rand.
+	Rand io.Reader
+
+	// Logf receives the transport's rare log lines (roaming, detaching,
+	// a peer speaking another protocol version); nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// DatagramBudget returns Mosh's datagram budget for a socket of addr's
+// family: MaxDatagramIPv6 for an IPv6 address (IPv4-mapped ones
+// included, as they travel over an IPv6 socket), else MaxDatagramIPv4.
+func DatagramBudget(addr netip.Addr) int {
+	if addr.Is6() {
+		return MaxDatagramIPv6
+	}
+	return MaxDatagramIPv4
+}
+
+// Transport is one side of an SSP session (mosh-wire.md sections 3 to
+// 7): it keeps the peer's copy of the local state L in sync with
+// [Transport.Current], and keeps the newest state R the peer sent. It is
+// a pure core: it performs no I/O and reads no clock. The session loop
+// feeds it datagrams with [Transport.Receive], calls [Transport.Tick]
+// after every event and writes what Tick returns to
+// [Transport.RemoteAddr], and arms its one timer at
+// [Transport.NextDeadline].
+//
+// A Transport is not safe for concurrent use: one goroutine owns it.
+type Transport[L State[L], R State[R]] struct {
+	cfg      Config
+	link     link
+	sender   *Sender[L]
+	receiver *Receiver[R]
+	rand     *randSource
+	comp     compressor
+	frag     Fragmenter
+	asm      Assembly
+	stats    Stats
+	peerCaps uint64
+	// roundtrip is the send time of the newest local state the peer has
+	// acknowledged, as of the last instruction received (zero before).
+	roundtrip     time.Time
+	warnedVersion bool
+
+	// Scratch buffers, reused by every Tick and Receive.
+	encoded, compressed, fragBuf, inflated, chaff, arena []byte
+	frags                                                []Fragment
+	ends                                                 []int
+	out                                                  [][]byte
+}
+
+// NewTransport returns a transport whose live local state is local (the
+// caller keeps mutating it through [Transport.Current]) and whose peer
+// starts from remote; both sides' state 0 must be what the peer uses as
+// its own initial state (for Mosh: a blank terminal and an empty input
+// stream). now is the creation time.
+func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now time.Time) (*Transport[L, R], error) {
+	sess, err := gcrypto.NewSession(cfg.Key)
+	if err != nil {
+		return nil, fmt.Errorf("ssp: %w", err)
+	}
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	t := &Transport[L, R]{cfg: cfg, rand: newRandSource(cfg.Rand)}
+	t.link = link{
+		sess: sess, dir: gcrypto.ToServer, server: cfg.Server, clock: msClock{now}, logf: cfg.Logf,
+		rtt: NewRTT(), remote: cfg.Remote, hasRemote: !cfg.Server, lastPortAt: now,
+		budget: cfg.MaxDatagram, pt: make([]byte, 0, MaxReceive),
+	}
+	if cfg.Server {
+		t.link.dir = gcrypto.ToClient
+	}
+	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.KnownStateProbability, t.rand)
+	t.receiver = newReceiver(remote, now)
+	return t, nil
+}
+
+// fill validates cfg and fills in its defaults.
+func (cfg *Config) fill() error {
+	if !cfg.Server && !cfg.Remote.IsValid() {
+		return errors.New("ssp: a client needs the server's address")
+	}
+	if cfg.MaxDatagram == 0 {
+		cfg.MaxDatagram = MaxDatagramIPv6
+		if !cfg.Server {
+			cfg.MaxDatagram = DatagramBudget(cfg.Remote.Addr())
+		}
+	}
+	if cfg.MaxDatagram < minDatagramBudget || cfg.MaxDatagram > MaxReceive {
+		return fmt.Errorf("ssp: datagram budget %d outside [%d, %d]", cfg.MaxDatagram, minDatagramBudget, MaxReceive)
+	}
+	if cfg.SendMinDelay == 0 {
+		cfg.SendMinDelay = ClientSendMinDelay
+		if cfg.Server {
+			cfg.SendMinDelay = ServerSendMinDelay
+		}
+	}
+	if !(cfg.KnownStateProbability >= 0 && cfg.KnownStateProbability <= 1) {
+		return fmt.Errorf("ssp: known-state probability %v outside [0, 1]", cfg.KnownStateProbability)
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	return nil
+}
+
+// Tick sends whatever is due at now (mosh-wire.md section 7.4): new data,
+// a retransmission, an ack, a heartbeat or a shutdown try. It returns the
+// datagrams to write, in order, to [Transport.RemoteAddr]; they are valid
+// until the next call to Tick. Call Tick after every event (a datagram, a
+// change to the local state, a timer) so that [Transport.NextDeadline]
+// stays current.
+//
+// An error is fatal for the session: the sequence numbers or the key's
+// volume are exhausted, or a diff is too large to fragment.
+func (t *Transport[L, R]) Tick(now time.Time) ([][]byte, error) {
+	t.link.maybeDetach(now)
+	if !t.link.hasRemote {
+		t.sender.calculateTimers(now)
+		return nil, nil
+	}
+	in, ok := t.sender.Tick(now)
+	if !ok {
+		return nil, nil
+	}
+	return t.send(now, &in)
+}
+
+// send compresses, fragments and seals one instruction.
+func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error) {
+	t.chaff = t.rand.appendChaff(t.chaff[:0])
+	in.Chaff, in.GoshCaps = t.chaff, t.cfg.LocalCaps
+	t.encoded, _ = in.AppendBinary(t.encoded[:0])
+	t.compressed = t.comp.compress(t.compressed[:0], t.encoded)
+	maxBody := t.link.budget - gcrypto.Overhead - TimestampSize - FragmentHeaderSize
+	var err error
+	if t.frags, err = t.frag.Split(t.frags[:0], in, t.compressed, maxBody); err != nil {
+		return nil, err
+	}
+	t.arena, t.ends = t.arena[:0], t.ends[:0]
+	for i := range t.frags {
+		t.fragBuf, _ = t.frags[i].AppendBinary(t.fragBuf[:0])
+		if t.arena, err = t.link.seal(t.arena, t.fragBuf, now); err != nil {
+			return nil, fmt.Errorf("ssp: %w", err)
+		}
+		t.ends = append(t.ends, len(t.arena))
+	}
+	t.out = t.out[:0]
+	start := 0
+	for _, end := range t.ends {
+		t.out = append(t.out, t.arena[start:end:end])
+		t.stats.DatagramsSent++
+		t.stats.BytesSent += uint64(end - start)
+		start = end
+	}
+	return t.out, nil
+}
+
+// Receive processes one datagram that arrived at now from the address
+// from. It returns a [*DropError] when it discarded the datagram or its
+// instruction (counted in [Transport.Stats]); such errors are never fatal
+// and leave the peer's state intact. A datagram that is merely redundant
+// (a duplicate, a state whose base was lost, a fragment of an incomplete
+// instruction) returns nil. Receive does not retain datagram.
+func (t *Transport[L, R]) Receive(now time.Time, datagram []byte, from netip.AddrPort) error {
+	t.stats.DatagramsReceived++
+	t.stats.BytesReceived += uint64(len(datagram))
+	err := t.receive(now, datagram, from)
+	t.stats.FragmentSetsAbandoned = t.asm.Abandoned
+	if err != nil {
+		t.stats.Dropped[err.Reason]++
+		return err
+	}
+	return nil
+}
+
+func (t *Transport[L, R]) receive(now time.Time, datagram []byte, from netip.AddrPort) *DropError {
+	payload, derr := t.link.open(now, datagram, from, &t.stats)
+	if derr != nil {
+		return derr
+	}
+	f, err := ParseFragment(payload)
+	if err != nil {
+		return &DropError{DropShort, err}
+	}
+	compressed, complete, err := t.asm.Add(f)
+	switch {
+	case errors.Is(err, errStaleFragment):
+		return &DropError{DropStale, err}
+	case err != nil:
+		return &DropError{DropFragment, err}
+	case !complete:
+		return nil
+	}
+	if t.inflated, err = t.comp.inflate(t.inflated[:0], compressed, MaxInflated); err != nil {
+		return &DropError{DropDecode, err}
+	}
+	in, err := ParseInstruction(t.inflated)
+	if err != nil {
+		return &DropError{DropDecode, err}
+	}
+	t.stats.Instructions++
+	return t.process(now, &in)
+}
+
+// process acts on one authentic, decoded instruction.
+func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
+	if err := validateInstruction(in); err != nil {
+		if errors.Is(err, ErrVersionMismatch) {
+			if !t.warnedVersion {
+				t.warnedVersion = true
+				t.cfg.Logf("%v", err)
+			}
+			return &DropError{DropVersion, err}
+		}
+		return &DropError{DropThrowaway, err}
+	}
+	t.peerCaps = in.GoshCaps
+	t.sender.processAck(in.AckNum)
+	t.roundtrip = t.sender.sent[0].at
+	res, err := t.receiver.Apply(now, in)
+	defer t.sender.calculateTimers(now)
+	switch {
+	case errors.Is(err, errQueueFull):
+		return &DropError{DropQueueFull, err}
+	case err != nil:
+		return &DropError{DropDiff, err}
+	}
+	switch res {
+	case ResultNewest:
+		t.stats.Newest++
+		t.sender.peerState(now, in.NewNum, len(in.Diff) > 0)
+	case ResultOutOfOrder:
+		t.stats.OutOfOrder++
+	case ResultDuplicate:
+		t.stats.Duplicates++
+	case ResultUnknownBase:
+		t.stats.UnknownBase++
+	}
+	return nil
+}
