@@ -47,14 +47,18 @@ type hostParams struct {
 	hostKeyAlias   string
 }
 
-// hostKeyName is the known_hosts name of the host: HostKeyAlias or
-// HostName, with "[name]:port" for a non-default port.
+// hostKeyName is the known_hosts name of the host: HostKeyAlias, or
+// HostName with "[name]:port" for a non-default port.
+// It is returned as host:port, the form knownhosts callbacks take; an
+// alias is used verbatim (without the port), as OpenSSH does.
 func (p *hostParams) hostKeyName() string {
-	name := p.hostname
-	if p.hostKeyAlias != "" {
-		name = p.hostKeyAlias
+	if a := p.hostKeyAlias; a != "" {
+		if _, _, err := net.SplitHostPort(a); err == nil && strings.HasPrefix(a, "[") {
+			return a // already "[host]:port"
+		}
+		return net.JoinHostPort(a, strconv.Itoa(defaultSSHPort))
 	}
-	return net.JoinHostPort(name, strconv.Itoa(p.port))
+	return net.JoinHostPort(p.hostname, strconv.Itoa(p.port))
 }
 
 // dialAddr is host:port for a TCP connection.

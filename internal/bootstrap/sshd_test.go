@@ -93,7 +93,7 @@ func startSSHD(t testing.TB, o sshdOptions) *sshd {
 	s.port = freeTCPPort(t)
 	fmt.Fprintf(&conf, "Port %d\nListenAddress 127.0.0.1\nPermitRootLogin yes\nStrictModes no\n", s.port)
 	fmt.Fprintf(&conf, "AuthorizedKeysFile %s\nUsePAM no\nPidFile none\nPrintMotd no\nLogLevel VERBOSE\n", filepath.Join(dir, "authorized_keys"))
-	fmt.Fprintf(&conf, "SetEnv HOME=%s PATH=%s LANG=C.UTF-8\nAllowTcpForwarding yes\n", o.remoteHome, o.path)
+	fmt.Fprintf(&conf, "SetEnv HOME=%s PATH=%s LANG=C.UTF-8\n", o.remoteHome, o.path)
 	for _, l := range o.extra {
 		conf.WriteString(l + "\n")
 	}
@@ -126,7 +126,7 @@ func runSSHD(t testing.TB, confPath string, port int) {
 			logMu.Lock()
 			log.WriteString(sc.Text() + "\n")
 			logMu.Unlock()
-			if !signalled && strings.Contains(sc.Text(), "Server listening on") {
+			if !signalled && strings.Contains(sc.Text(), "Server listening on 127.0.0.1 ") {
 				close(ready)
 				signalled = true
 			}
