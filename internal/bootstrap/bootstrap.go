@@ -88,6 +88,9 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 		}
 		out, err = rr.run(ctx, command, nil)
 	}
+	if out.using != "" {
+		cfg.logf("bootstrap: remote server: %s", out.using)
+	}
 	if !out.connected {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("bootstrap: starting the server: %w", ctx.Err())
@@ -101,5 +104,5 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded}, nil
+	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using}, nil
 }

@@ -103,6 +103,9 @@ type Result struct {
 	ServerPID int
 	// Uploaded is the remote path of a gosh binary uploaded by this run, or "".
 	Uploaded string
+	// RemoteGosh is the remote gosh the start script ran ("gosh" from PATH
+	// or an uploaded path); "" for a custom ServerCommand.
+	RemoteGosh string
 }
 
 // Prompter asks the user a question on the terminal.

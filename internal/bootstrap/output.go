@@ -18,7 +18,8 @@ type startOutput struct {
 	serverIP  string // from MOSH SSH_CONNECTION
 	unameS    string // from GOSH UPLOAD
 	unameM    string
-	needs     bool // GOSH UPLOAD seen
+	needs     bool   // GOSH UPLOAD seen
+	using     string // GOSH USING: the remote gosh started
 	uploaded  string
 	pid       int
 
@@ -54,6 +55,10 @@ func (o *startOutput) stdoutLine(line string) (forUser bool) {
 			o.needs, o.unameS, o.unameM = true, f[0], f[1]
 			return false
 		}
+	}
+	if rest, ok := strings.CutPrefix(line, usingPrefix); ok {
+		o.using = rest
+		return false
 	}
 	if rest, ok := strings.CutPrefix(line, uploadedLine+" "); ok {
 		o.uploaded = strings.TrimSpace(rest)

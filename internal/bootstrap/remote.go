@@ -15,6 +15,7 @@ import (
 const (
 	needUploadPrefix = "GOSH UPLOAD " // GOSH UPLOAD <uname -s> <uname -m>
 	uploadedLine     = "GOSH UPLOADED"
+	usingPrefix      = "GOSH USING " // GOSH USING <the gosh that is started>
 )
 
 // shellQuote quotes s as one POSIX shell word.
@@ -110,6 +111,7 @@ func startScript(serverCommand string, a ServerArgs, upload string) string {
 	}
 	s.WriteString(`if [ -z "$g" ] && [ -x "$d/gosh" ] && "$d/gosh" version >/dev/null 2>&1; then g="$d/gosh"; fi; `)
 	s.WriteString(`if [ -z "$g" ]; then echo "` + needUploadPrefix + `$(uname -s) $(uname -m)"; exit 0; fi; `)
+	s.WriteString(`echo "` + usingPrefix + `$g"; `)
 	s.WriteString(`exec "$g" ` + strings.TrimPrefix(serverCommandLine(serverCommand, a), "gosh "))
 	return "exec sh -c " + shellQuote(s.String())
 }
