@@ -92,11 +92,11 @@ func (p *Params) next(colon bool) {
 // Sequence is a dispatched escape, control or device control sequence.
 type Sequence struct {
 	Params Params
-	Marker byte          // private marker of a CSI/DCS: '<', '=', '>', '?' or 0
+	Marker byte           // private marker of a CSI/DCS: '<', '=', '>', '?' or 0
 	Inter  [maxInter]byte // intermediate bytes 0x20–0x2F, in order
-	NInter int           // number of intermediates
-	Final  rune          // final character (a value ≥ 0x80 is never a known function)
-	bad    bool          // too many intermediates or a misplaced marker
+	NInter int            // number of intermediates
+	Final  rune           // final character (a value ≥ 0x80 is never a known function)
+	bad    bool           // too many intermediates or a misplaced marker
 }
 
 // key packs marker, intermediates and final into a dispatch key, or

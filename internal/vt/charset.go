@@ -57,7 +57,7 @@ func (cs *charsetState) translate(r rune) rune {
 // decSpecial is the DEC special graphics set for 0x5F–0x7E, mapped to
 // Unicode as xterm and tmux do.
 var decSpecial = [32]rune{
-	' ', // 0x5F blank
+	' ',                                    // 0x5F blank
 	'◆', '▒', '␉', '␌', '␍', '␊', '°', '±', // 0x60–0x67
 	'␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', // 0x68–0x6F
 	'⎻', '─', '⎼', '⎽', '├', '┤', '┴', '┬', // 0x70–0x77

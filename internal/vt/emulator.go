@@ -96,7 +96,7 @@ func (fb *Framebuffer) print(r rune) {
 	r = fb.cs.translate(r)
 	w := Width(r)
 	switch {
-	case w < 0:
+	case w < 0 || w > fb.w:
 		return
 	case w == 0:
 		fb.combine(r)

@@ -1,0 +1,78 @@
+package vt_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/vt/vttest"
+)
+
+// profiles are the display profiles the oracle runs under.
+var profiles = []struct {
+	name string
+	caps vt.DisplayCaps
+}{
+	{"wire", vt.WireDisplayCaps(0)},
+	{"wire+ext", vt.WireDisplayCaps(vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC)},
+	{"xterm", vt.XtermDisplayCaps()},
+	{"plain", vt.DisplayCaps{}},
+}
+
+// checkFrames is the differential oracle (STYLE rule 20): a receiver fed
+// NewFrame(blank→a) shows a, then fed NewFrame(a→b) shows b.
+func checkFrames(t *testing.T, caps vt.DisplayCaps, a, b *vt.Framebuffer) {
+	t.Helper()
+	d := vt.NewDisplay(caps)
+	w, h := a.Size()
+	rcv := vt.NewEmulator(w, h)
+	first := d.NewFrame(nil, false, nil, a)
+	if reply := rcv.Feed(first, nil); len(reply) != 0 {
+		t.Fatalf("frame produced replies %q", reply)
+	}
+	if diff := vttest.Diff(a, rcv.Framebuffer(), caps); diff != "" {
+		t.Fatalf("after NewFrame(blank, a) = %q:\n%s\nwant:\n%s\ngot:\n%s", first, diff, vttest.Render(a), vttest.Render(rcv.Framebuffer()))
+	}
+	bw, bh := b.Size()
+	if bw != w || bh != h {
+		rcv.Resize(bw, bh)
+	}
+	next := d.NewFrame(nil, true, a, b)
+	if reply := rcv.Feed(next, nil); len(reply) != 0 {
+		t.Fatalf("frame produced replies %q", reply)
+	}
+	if diff := vttest.Diff(b, rcv.Framebuffer(), caps); diff != "" {
+		t.Fatalf("after NewFrame(a, b) = %q:\n%s\nwant:\n%s\ngot:\n%s", next, diff, vttest.Render(b), vttest.Render(rcv.Framebuffer()))
+	}
+	fresh := vt.NewEmulator(bw, bh)
+	fresh.Feed(d.NewFrame(nil, false, nil, b), nil)
+	if diff := vttest.Diff(b, fresh.Framebuffer(), caps); diff != "" {
+		t.Fatalf("after NewFrame(blank, b): %s", diff)
+	}
+}
+
+// randomPair returns two screens of one emulator, b after more output.
+func randomPair(rng *rand.Rand, w, h int) (a, b *vt.Framebuffer) {
+	e := vt.NewEmulator(w, h)
+	e.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(200)), nil)
+	a = e.Framebuffer().Clone()
+	if rng.IntN(10) == 0 {
+		e.Resize(1+rng.IntN(w+3), 1+rng.IntN(h+3))
+	}
+	e.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(60)), nil)
+	return a, e.Framebuffer().Clone()
+}
+
+func TestDisplayOracle(t *testing.T) {
+	sizes := [][2]int{{1, 1}, {2, 2}, {5, 3}, {10, 4}, {13, 7}, {80, 24}}
+	for _, p := range profiles {
+		t.Run(p.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(len(p.name))))
+			for i := range 3000 {
+				sz := sizes[i%len(sizes)]
+				a, b := randomPair(rng, sz[0], sz[1])
+				checkFrames(t, p.caps, a, b)
+			}
+		})
+	}
+}
