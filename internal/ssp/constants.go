@@ -145,6 +145,11 @@ const (
 	// bytes with any zlib encoder.
 	maxCompressed = MaxInflated + MaxInflated/1024 + 1024
 
+	// staleWindow is how far below the id of an incomplete fragment set
+	// a fragment's id may be and still count as a reordered straggler of
+	// an older instruction (dropped) rather than a new set.
+	staleWindow = 32
+
 	// minDatagramBudget is the smallest datagram budget a Transport
 	// accepts: room for the headers and one byte of fragment body.
 	minDatagramBudget = gcrypto.Overhead + TimestampSize + FragmentHeaderSize + 1

@@ -105,8 +105,11 @@ func (fr *Fragmenter) LastAckNum() uint64 { return fr.last.AckNum }
 // single slot like Mosh: a fragment with a new id abandons the set being
 // collected. Unlike Mosh it never aborts: duplicates are ignored, and a
 // fragment that contradicts the set (a number past the final one, a second
-// final) discards the set with an error. A fragment older than an
-// incomplete set is dropped instead of discarding it.
+// final) discards the set with an error. A fragment of a slightly older
+// instruction (at most staleWindow ids below the incomplete set, as
+// reordering produces) is dropped instead of discarding the newer set;
+// ids further away start a new set, so a peer whose ids jumped cannot
+// stall the assembly.
 //
 // An Assembly is not safe for concurrent use.
 type Assembly struct {
@@ -132,7 +135,7 @@ type slot struct {
 // the concatenated bodies and true; the slice is valid until the next
 // call. Add never retains f.Body.
 func (a *Assembly) Add(f Fragment) ([]byte, bool, error) {
-	if a.collecting && f.ID < a.id {
+	if a.collecting && f.ID < a.id && a.id-f.ID <= staleWindow {
 		return nil, false, errStaleFragment
 	}
 	if !a.collecting || f.ID != a.id {

@@ -300,3 +300,24 @@ func FuzzAssembly(f *testing.F) {
 		}
 	})
 }
+
+func TestAssemblyIDJump(t *testing.T) {
+	var a Assembly
+	// A set with a far-away id does not block instructions with ids well
+	// below it: they start a new set.
+	if _, _, err := a.Add(frag(1<<50, 0, false, "x")); err != nil {
+		t.Fatal(err)
+	}
+	got, complete, err := a.Add(frag(7, 0, true, "ok"))
+	if err != nil || !complete || string(got) != "ok" {
+		t.Errorf("Add after an id jump = %q, %v, %v", got, complete, err)
+	}
+	// Within the window an older fragment is a straggler.
+	a.Add(frag(100, 0, false, "x"))
+	if _, _, err := a.Add(frag(100-staleWindow, 0, true, "old")); !errors.Is(err, errStaleFragment) {
+		t.Errorf("straggler %d ids back: %v, want errStaleFragment", staleWindow, err)
+	}
+	if _, complete, err := a.Add(frag(100-staleWindow-1, 0, true, "far")); err != nil || !complete {
+		t.Errorf("fragment %d ids back: %v, %v; want a new set", staleWindow+1, complete, err)
+	}
+}

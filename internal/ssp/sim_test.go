@@ -63,10 +63,14 @@ type sim struct {
 
 	clientAddr netip.AddrPort // the client's current source address
 	serverAddr netip.AddrPort
+	key        gcrypto.Key
 
 	// onSend, if set, sees every datagram sent (after the fact).
 	onSend func(toSrv bool, at time.Time, data []byte)
 }
+
+// logState is the state both sides of a sim synchronize.
+type logState = ssptest.Log
 
 var simEpoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -81,6 +85,7 @@ func newSim(t testing.TB, seed uint64, up, down linkModel, cfg ssp.Config) *sim 
 		clientAddr: netip.MustParseAddrPort("192.0.2.10:50000"),
 		serverAddr: netip.MustParseAddrPort("198.51.100.1:60001"),
 	}
+	s.key = key
 	ccfg, scfg := cfg, cfg
 	ccfg.Key, scfg.Key = key, key
 	ccfg.Remote, ccfg.Server = s.serverAddr, false

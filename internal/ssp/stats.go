@@ -19,7 +19,7 @@ const (
 	DropAuth                        // failed authentication: wrong key, corrupted or forged
 	DropDirection                   // carries this side's own direction bit (reflected)
 	DropFragment                    // contradicts its fragment set, or the set grew too large
-	DropStale                       // fragment of an instruction older than the set being collected
+	DropStale                       // straggling fragment of an instruction older than the set being collected
 	DropDecode                      // the instruction does not inflate or does not parse
 	DropVersion                     // protocol version other than 2
 	DropThrowaway                   // throwaway_num above old_num: would discard the diff's base

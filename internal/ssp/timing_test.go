@@ -1,0 +1,186 @@
+package ssp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/ssp"
+)
+
+// sent is one datagram a transport sent, decoded.
+type sent struct {
+	at       time.Time
+	toSrv    bool
+	in       ssp.Instruction
+	interval time.Duration // the sender's send interval at that moment
+}
+
+// recordSends decodes every datagram of s into a log.
+func recordSends(t *testing.T, s *sim) *[]sent {
+	var log []sent
+	s.onSend = func(toSrv bool, at time.Time, d []byte) {
+		_, in := decode(t, s.key, d)
+		tr := s.server
+		if toSrv {
+			tr = s.client
+		}
+		log = append(log, sent{at: at, toSrv: toSrv, in: in, interval: tr.SendInterval()})
+	}
+	return &log
+}
+
+// sendsAfter returns the datagrams of one direction sent at or after t.
+func sendsAfter(log []sent, toSrv bool, t time.Time) []sent {
+	var out []sent
+	for _, s := range log {
+		if s.toSrv == toSrv && !s.at.Before(t) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var lan = linkModel{delay: 15 * time.Millisecond} // 30 ms RTT, no loss
+
+// TestTimingFirstFrame: a change of the server's state goes out
+// ServerSendMinDelay (8 ms) later when the frame interval has passed,
+// and a client's change ClientSendMinDelay (1 ms) later.
+func TestTimingFirstFrame(t *testing.T) {
+	s := newSim(t, 1, lan, lan, ssp.Config{})
+	log := recordSends(t, s)
+	s.run(5 * time.Second)
+	for _, tc := range []struct {
+		name  string
+		tr    *ssp.Transport[*logState, *logState]
+		toSrv bool
+		want  time.Duration
+	}{
+		{"server", s.server, false, ssp.ServerSendMinDelay},
+		{"client", s.client, true, ssp.ClientSendMinDelay},
+	} {
+		s.run(700 * time.Millisecond)
+		change := s.now
+		tc.tr.Current().Append([]byte("x"))
+		s.run(500 * time.Millisecond)
+		after := sendsAfter(*log, tc.toSrv, change)
+		if len(after) == 0 || len(after[0].in.Diff) == 0 {
+			t.Fatalf("%s: no frame after the change: %+v", tc.name, after)
+		}
+		if got := after[0].at.Sub(change); got != tc.want {
+			t.Errorf("%s: first frame %v after the change, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTimingFrameRate: with the server's state changing every
+// millisecond, its frames are at least one send interval apart, and come
+// at about that rate.
+func TestTimingFrameRate(t *testing.T) {
+	for _, delay := range []time.Duration{5 * time.Millisecond, 40 * time.Millisecond, 200 * time.Millisecond} {
+		m := linkModel{delay: delay}
+		s := newSim(t, 2, m, m, ssp.Config{})
+		log := recordSends(t, s)
+		s.run(5 * time.Second) // settle the RTT
+		start := s.now
+		for range 2000 {
+			s.server.Current().Append([]byte("o"))
+			s.run(time.Millisecond)
+		}
+		frames := sendsAfter(*log, false, start)
+		for i := 1; i < len(frames); i++ {
+			if gap := frames[i].at.Sub(frames[i-1].at); gap < frames[i].interval {
+				t.Fatalf("delay %v: frames %v apart, send interval %v", delay, gap, frames[i].interval)
+			}
+		}
+		interval := s.server.SendInterval()
+		if want := int(2*time.Second/interval) * 9 / 10; len(frames) < want {
+			t.Errorf("delay %v: %d frames in 2 s at interval %v, want at least %d", delay, len(frames), interval, want)
+		}
+		t.Logf("one-way delay %v: SRTT %v, send interval %v, %d frames in 2 s", delay, s.server.SRTT(), interval, len(frames))
+	}
+}
+
+// TestTimingDelayedAck: a data instruction is acked within ACK_DELAY
+// even when the receiver has nothing to say; an empty one is not acked
+// before the heartbeat.
+func TestTimingDelayedAck(t *testing.T) {
+	s := newSim(t, 3, lan, lan, ssp.Config{})
+	log := recordSends(t, s)
+	s.run(5 * time.Second)
+	s.client.Current().Append([]byte("k"))
+	s.run(5 * time.Millisecond) // the frame leaves after 1 ms
+	var data sent
+	for _, x := range sendsAfter(*log, true, s.now.Add(-5*time.Millisecond)) {
+		if len(x.in.Diff) > 0 {
+			data = x
+		}
+	}
+	if data.at.IsZero() {
+		t.Fatal("the client sent no data")
+	}
+	arrival := data.at.Add(lan.delay)
+	s.run(time.Second)
+	var ack sent
+	for _, x := range sendsAfter(*log, false, arrival) {
+		if x.in.AckNum >= data.in.NewNum {
+			ack = x
+			break
+		}
+	}
+	if ack.at.IsZero() || ack.at.Sub(arrival) > ssp.AckDelay || len(ack.in.Diff) != 0 {
+		t.Errorf("ack of state %d: %+v, %v after arrival; want an empty ack within %v", data.in.NewNum, ack.in, ack.at.Sub(arrival), ssp.AckDelay)
+	}
+}
+
+// TestTimingHeartbeat: an idle session sends one empty instruction with
+// a new state number every ACK_INTERVAL in each direction.
+func TestTimingHeartbeat(t *testing.T) {
+	s := newSim(t, 4, lan, lan, ssp.Config{})
+	log := recordSends(t, s)
+	s.run(10 * time.Second)
+	start := s.now
+	s.run(30 * time.Second)
+	for _, toSrv := range []bool{true, false} {
+		beats := sendsAfter(*log, toSrv, start)
+		if len(beats) < 9 || len(beats) > 11 {
+			t.Fatalf("toSrv=%v: %d datagrams in 30 idle seconds, want about 10", toSrv, len(beats))
+		}
+		for i := 1; i < len(beats); i++ {
+			gap := beats[i].at.Sub(beats[i-1].at)
+			if gap != ssp.AckInterval || len(beats[i].in.Diff) != 0 || beats[i].in.NewNum != beats[i-1].in.NewNum+1 {
+				t.Errorf("toSrv=%v: heartbeat %+v %v after the previous one; want an empty new state every %v", toSrv, beats[i].in, gap, ssp.AckInterval)
+			}
+		}
+	}
+}
+
+// TestTimingTimestamps: replies reflect the peer's timestamp advanced by
+// the hold time, at most once, so the RTT estimate matches the path.
+func TestTimingTimestamps(t *testing.T) {
+	m := linkModel{delay: 50 * time.Millisecond}
+	s := newSim(t, 5, m, m, ssp.Config{})
+	var replies, stamps int
+	s.onSend = func(toSrv bool, at time.Time, d []byte) {
+		p, _ := decode(t, s.key, d)
+		stamps++
+		if p.TimestampReply != ssp.NoTimestamp {
+			replies++
+		}
+		if p.Timestamp == ssp.NoTimestamp {
+			t.Errorf("sent the 'none' timestamp")
+		}
+	}
+	for range 50 {
+		s.client.Current().Append([]byte("a"))
+		s.server.Current().Append([]byte("b"))
+		s.run(300 * time.Millisecond)
+	}
+	for _, tr := range []*ssp.Transport[*logState, *logState]{s.client, s.server} {
+		if srtt := tr.SRTT(); srtt < 99*time.Millisecond || srtt > 101*time.Millisecond {
+			t.Errorf("SRTT %v over a 100 ms round trip", srtt)
+		}
+	}
+	if replies == 0 || replies >= stamps {
+		t.Errorf("%d replies in %d datagrams: want some, and not every datagram", replies, stamps)
+	}
+}
