@@ -51,13 +51,13 @@ func (h *deliveryHeap) Pop() any {
 // sim runs a client and a server Transport over a simulated network in
 // virtual time. Everything is deterministic for a given seed.
 type sim struct {
-	t       testing.TB
-	now     time.Time
-	r       *rand.Rand
-	client  *ssp.Transport[*ssptest.Log, *ssptest.Log]
-	server  *ssp.Transport[*ssptest.Log, *ssptest.Log]
-	up      linkModel // client to server
-	down    linkModel // server to client
+	t        testing.TB
+	now      time.Time
+	r        *rand.Rand
+	client   *ssp.Transport[*ssptest.Log, *ssptest.Log]
+	server   *ssp.Transport[*ssptest.Log, *ssptest.Log]
+	up       linkModel // client to server
+	down     linkModel // server to client
 	inFlight deliveryHeap
 	seq      int
 
