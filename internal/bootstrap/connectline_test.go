@@ -1,0 +1,105 @@
+package bootstrap
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestParseConnectLine(t *testing.T) {
+	const key = "4NeCCgvZFe2RnPgrcU1PQw" // 22 chars, last one carries no extra bits
+	tests := []struct {
+		name     string
+		line     string
+		wantPort uint16
+		ok       bool
+	}{
+		{"plain", "MOSH CONNECT 60001 " + key, 60001, true},
+		{"trailing CR LF", "MOSH CONNECT 60001 " + key + "\r\n", 60001, true},
+		{"trailing blanks", "MOSH CONNECT 1 " + key + " \t ", 1, true},
+		{"max port", "MOSH CONNECT 65535 " + key, 65535, true},
+		{"leading zeros", "MOSH CONNECT 060001 " + key, 60001, true},
+		{"port zero", "MOSH CONNECT 0 " + key, 0, false},
+		{"port too big", "MOSH CONNECT 65536 " + key, 0, false},
+		{"no port", "MOSH CONNECT  " + key, 0, false},
+		{"signed port", "MOSH CONNECT +1 " + key, 0, false},
+		{"two spaces", "MOSH CONNECT 60001  " + key, 0, false},
+		{"short key", "MOSH CONNECT 60001 " + key[:21], 0, false},
+		{"long key", "MOSH CONNECT 60001 " + key + "A", 0, false},
+		{"padded key", "MOSH CONNECT 60001 " + key[:20] + "==", 0, false},
+		{"bad last char", "MOSH CONNECT 60001 " + key[:21] + "x", 0, false}, // low bits set: not a 128-bit key
+		{"junk after key", "MOSH CONNECT 60001 " + key + " x", 0, false},
+		{"leading space", " MOSH CONNECT 60001 " + key, 0, false},
+		{"lower case", "mosh connect 60001 " + key, 0, false},
+		{"empty", "", 0, false},
+		{"prefix only", "MOSH CONNECT ", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			port, k, ok := ParseConnectLine(tc.line)
+			if ok != tc.ok || port != tc.wantPort {
+				t.Fatalf("ParseConnectLine(%q) = %d, %v, want %d, %v", tc.line, port, ok, tc.wantPort, tc.ok)
+			}
+			if ok && k.Base64() != key {
+				t.Errorf("ParseConnectLine(%q) key = %s, want %s", tc.line, k.Base64(), key)
+			}
+		})
+	}
+}
+
+func TestParseDetachedLine(t *testing.T) {
+	tests := []struct {
+		line string
+		pid  int
+		ok   bool
+	}{
+		{"[mosh-server detached, pid = 1234]", 1234, true},
+		{"[mosh-server detached, pid = 1234]\r", 1234, true},
+		{"[mosh-server detached, pid = ]", 0, false},
+		{"[mosh-server detached, pid = 0]", 0, false},
+		{"[mosh-server detached, pid = 12a]", 0, false},
+		{"mosh-server (mosh 1.4.0)", 0, false},
+	}
+	for _, tc := range tests {
+		if pid, ok := parseDetachedLine(tc.line); pid != tc.pid || ok != tc.ok {
+			t.Errorf("parseDetachedLine(%q) = %d, %v, want %d, %v", tc.line, pid, ok, tc.pid, tc.ok)
+		}
+	}
+}
+
+func TestStartOutput(t *testing.T) {
+	// What a tty-backed mosh-server prints through ssh -tt, then noise.
+	lines := []string{"\r", "\r", "MOSH SSH_CONNECTION 10.0.0.1 5555 10.0.0.2 22\r", "hello from .bashrc\r",
+		"MOSH CONNECT 60004 4NeCCgvZFe2RnPgrcU1PQw\r", "after connect", "[mosh-server detached, pid = 77]\r"}
+	var o startOutput
+	var forUser []string
+	for _, l := range lines {
+		if o.stdoutLine(l) {
+			forUser = append(forUser, l)
+		}
+	}
+	if !o.connected || o.port != 60004 || o.serverIP != "10.0.0.2" || o.pid != 77 {
+		t.Errorf("got connected=%v port=%d serverIP=%q pid=%d", o.connected, o.port, o.serverIP, o.pid)
+	}
+	if len(forUser) != 1 || forUser[0] != "hello from .bashrc\r" {
+		t.Errorf("lines for the user = %q, want only the .bashrc line", forUser)
+	}
+}
+
+func FuzzParseConnectLine(f *testing.F) {
+	for _, s := range []string{"MOSH CONNECT 60001 4NeCCgvZFe2RnPgrcU1PQw", "MOSH CONNECT 60001 4NeCCgvZFe2RnPgrcU1PQw\r\n",
+		"MOSH CONNECT 0 AAAAAAAAAAAAAAAAAAAAAA", "MOSH CONNECT 99999999999999999999 AAAAAAAAAAAAAAAAAAAAAA", "MOSH CONNECT"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		port, key, ok := ParseConnectLine(line)
+		if !ok {
+			return
+		}
+		// Whatever is accepted re-encodes to a line that parses the same.
+		again := fmt.Sprintf("MOSH CONNECT %d %s", port, key.Base64())
+		p2, k2, ok2 := ParseConnectLine(again)
+		if !ok2 || p2 != port || !k2.Equal(key) || port == 0 {
+			t.Fatalf("ParseConnectLine(%q) = %d %v; re-encoded %q = %d %v", line, port, ok, again, p2, ok2)
+		}
+	})
+}

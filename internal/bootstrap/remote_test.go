@@ -1,0 +1,127 @@
+package bootstrap
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseDestination(t *testing.T) {
+	tests := []struct {
+		in   string
+		want destination
+		err  bool
+	}{
+		{in: "host", want: destination{host: "host"}},
+		{in: "alice@host", want: destination{user: "alice", host: "host"}},
+		{in: "alice@host:2222", want: destination{user: "alice", host: "host", port: 2222}},
+		{in: "a@b@host", want: destination{user: "a@b", host: "host"}},
+		{in: "[::1]:2222", want: destination{host: "::1", port: 2222}},
+		{in: "root@[::1]", want: destination{user: "root", host: "::1"}},
+		{in: "fe80::1", want: destination{host: "fe80::1"}},
+		{in: "ssh://bob@example.org:2200", want: destination{user: "bob", host: "example.org", port: 2200}},
+		{in: "ssh://[::1]", want: destination{host: "::1"}},
+		{in: "host:0", err: true},
+		{in: "host:99999", err: true},
+		{in: "host:ssh", err: true},
+		{in: "@host", err: true},
+		{in: "", err: true},
+		{in: "-oProxyCommand=evil", err: true},
+		{in: "host;rm", err: true},
+		{in: "ssh://host/path", err: true},
+	}
+	for _, tc := range tests {
+		got, err := parseDestination(tc.in)
+		if (err != nil) != tc.err || err == nil && got != tc.want {
+			t.Errorf("parseDestination(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestShellQuoteRoundTrip(t *testing.T) {
+	words := []string{"", "plain", "two words", "it's", `"double"`, "$HOME", "`id`", "a\nb", "back\\slash", "*?[]", "!bang", "LANG=en_US.UTF-8"}
+	var line strings.Builder
+	line.WriteString("printf '%s\\0'")
+	for _, w := range words {
+		line.WriteString(" " + shellQuote(w))
+	}
+	out, err := exec.Command("/bin/sh", "-c", line.String()).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if !slices.Equal(got, words) {
+		t.Errorf("sh saw %q, want %q", got, words)
+	}
+}
+
+func TestServerArgv(t *testing.T) {
+	tests := []struct {
+		name string
+		a    ServerArgs
+		want string
+	}{
+		{"defaults", ServerArgs{}, "new -s"},
+		{"mosh's wrapper", ServerArgs{Colors: 256, Locale: []string{"LANG=en_US.UTF-8", "LC_ALL=C"}},
+			"new -c 256 -s -l LANG=en_US.UTF-8 -l LC_ALL=C"},
+		{"bind any, port range", ServerArgs{Bind: "any", Port: "60001:60010"}, "new -p 60001:60010"},
+		{"bind ip, verbose", ServerArgs{Bind: "::1", Verbose: 2}, "new -i ::1 -v -v"},
+		{"command", ServerArgs{Command: []string{"tmux", "new", "-A"}}, "new -s -- tmux new -A"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(serverArgv(tc.a), " "); got != tc.want {
+			t.Errorf("%s: serverArgv = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got, want := serverCommandLine("mosh-server", ServerArgs{Command: []string{"echo", "a b"}}), "mosh-server new -s -- echo 'a b'"; got != want {
+		t.Errorf("serverCommandLine = %q, want %q", got, want)
+	}
+}
+
+func TestStartScriptIsOneLine(t *testing.T) {
+	// The script goes through the user's login shell: one line, no '!'
+	// (csh history), and valid for sh.
+	for _, upload := range []string{UploadAuto, UploadNever, UploadAlways} {
+		for _, s := range []string{startScript(DefaultServerCommand, ServerArgs{Command: []string{"it's"}}, upload), uploadScript("ab12")} {
+			if strings.ContainsAny(s, "\n!") {
+				t.Errorf("script has a newline or '!': %s", s)
+			}
+			if out, err := exec.Command("/bin/sh", "-n", "-c", s).CombinedOutput(); err != nil {
+				t.Errorf("sh -n: %v %s\n%s", err, out, s)
+			}
+		}
+	}
+}
+
+func TestPlatform(t *testing.T) {
+	tests := []struct{ s, m, goos, goarch string }{
+		{"Linux", "x86_64", "linux", "amd64"},
+		{"Linux", "aarch64", "linux", "arm64"},
+		{"Darwin", "arm64", "darwin", "arm64"},
+		{"FreeBSD", "amd64", "freebsd", "amd64"},
+		{"Linux", "armv7l", "linux", "arm"},
+		{"Linux", "i686", "linux", "386"},
+		{"Linux", "riscv64", "linux", "riscv64"},
+		{"SunOS", "i86pc", "solaris", "386"},
+		{"CYGWIN_NT-10.0", "x86_64", "", ""},
+		{"Linux", "sparc64", "", ""},
+	}
+	for _, tc := range tests {
+		goos, goarch, ok := platform(tc.s, tc.m)
+		if goos != tc.goos || goarch != tc.goarch || ok != (tc.goos != "") {
+			t.Errorf("platform(%q, %q) = %s/%s %v, want %s/%s", tc.s, tc.m, goos, goarch, ok, tc.goos, tc.goarch)
+		}
+	}
+}
+
+func TestSplitShellWords(t *testing.T) {
+	got, err := splitShellWords(`ssh -p 2222 -o "ProxyCommand=nc %h %p" -i 'my key' a\ b`)
+	want := []string{"ssh", "-p", "2222", "-o", "ProxyCommand=nc %h %p", "-i", "my key", "a b"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("splitShellWords = %q, %v; want %q", got, err, want)
+	}
+	if _, err := splitShellWords(`ssh "open`); err == nil {
+		t.Errorf("unterminated quote accepted")
+	}
+}
