@@ -98,7 +98,7 @@ func TestSSHConfigResolve(t *testing.T) {
 				}
 			}},
 		{"include glob relative to ~/.ssh", map[string]string{
-			user:                        "Include conf.d/*.conf\nHost *\n  User fallback\n",
+			user:                         "Include conf.d/*.conf\nHost *\n  User fallback\n",
 			"/home/u/.ssh/conf.d/a.conf": "Host web\n  User from-a\n",
 			"/home/u/.ssh/conf.d/b.conf": "Host web\n  User from-b\n  Port 2022\n",
 			"/home/u/.ssh/conf.d/c.txt":  "Host web\n  Port 1\n",
@@ -108,11 +108,11 @@ func TestSSHConfigResolve(t *testing.T) {
 			}
 		}},
 		{"include inside a non-matching host block", map[string]string{
-			user:                "Host other\n  Include extra\nHost *\n  User outer\n",
+			user:                 "Host other\n  Include extra\nHost *\n  User outer\n",
 			"/home/u/.ssh/extra": "User inner\n",
 		}, "web", func(t *testing.T, p *hostParams) { wantUser(t, p, "outer") }},
 		{"include inside a matching block restores state", map[string]string{
-			user:                "Host web\n  Include extra\n  Port 2300\n",
+			user:                 "Host web\n  Include extra\n  Port 2300\n",
 			"/home/u/.ssh/extra": "Host nomatch\n  User inner\n",
 		}, "web", func(t *testing.T, p *hostParams) {
 			if p.port != 2300 || p.user != "local" {
