@@ -1,0 +1,132 @@
+package vt
+
+import "google.golang.org/protobuf/encoding/protowire"
+
+// Complete is the server-to-client state of the SSP transport (spec
+// section 8.2): a terminal emulator plus the echo ack. Its diff is a Mosh
+// HostBuffers.HostMessage whose host bytes come from a [Display] with the
+// wire profile [WireDisplayCaps](caps), so a stock mosh-client renders it
+// exactly when caps is 0.
+//
+// A Complete is not safe for concurrent use.
+type Complete struct {
+	emu     *Emulator
+	echoAck uint64
+	caps    Caps
+	disp    *Display // shared by clones; only its scratch space is mutable
+}
+
+// NewComplete returns a blank cols×rows terminal with echo ack 0 and the
+// stock wire profile.
+func NewComplete(cols, rows int) *Complete {
+	return &Complete{emu: NewEmulator(cols, rows), disp: NewDisplay(WireDisplayCaps(0))}
+}
+
+// SetWireCaps sets what diffs may use beyond the stock Mosh set (for a
+// peer known to be gosh). It also decides which differences make two
+// states unequal: content the profile cannot show is ignored.
+func (c *Complete) SetWireCaps(caps Caps) {
+	c.caps = caps
+	c.disp = NewDisplay(WireDisplayCaps(caps))
+}
+
+// WireCaps returns the capabilities set by SetWireCaps.
+func (c *Complete) WireCaps() Caps { return c.caps }
+
+// Feed interprets host output and appends the answers to its queries to
+// reply (to be written back to the host application).
+func (c *Complete) Feed(p, reply []byte) []byte { return c.emu.Feed(p, reply) }
+
+// Resize changes the terminal size.
+func (c *Complete) Resize(cols, rows int) { c.emu.Resize(cols, rows) }
+
+// EchoAck returns the newest client state number whose input the host has
+// had time to echo (spec section 8.3).
+func (c *Complete) EchoAck() uint64 { return c.echoAck }
+
+// SetEchoAck sets the echo ack.
+func (c *Complete) SetEchoAck(n uint64) { c.echoAck = n }
+
+// Framebuffer returns the screen; callers must not modify it (clone it to
+// draw overlays).
+func (c *Complete) Framebuffer() *Framebuffer { return c.emu.Framebuffer() }
+
+// AppCursorKeys reports whether the host application enabled DECCKM; the
+// server then leaves ESC O A–D from the client alone (spec section 8.1).
+func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().modes.AppCursorKeys }
+
+// Clone returns a deep copy (rows shared copy-on-write).
+func (c *Complete) Clone() *Complete {
+	n := *c
+	n.emu = c.emu.Clone()
+	return &n
+}
+
+// Equal reports whether c and o have the same echo ack and show the same
+// thing as far as the wire profile can tell (see [Framebuffer.Equal]).
+func (c *Complete) Equal(o *Complete) bool {
+	return c.echoAck == o.echoAck &&
+		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
+}
+
+// Diff returns the HostMessage that turns from into c: an echo ack if it
+// changed, a resize if the size changed, then the display differ's output
+// as host bytes. It is empty if there is nothing to send.
+func (c *Complete) Diff(from *Complete) []byte {
+	var b []byte
+	if c.echoAck != from.echoAck {
+		var body []byte
+		body = protowire.AppendTag(body, fieldEchoAckNum, protowire.VarintType)
+		body = protowire.AppendVarint(body, c.echoAck)
+		b = appendInstruction(b, extEchoAck, body)
+	}
+	last, next := from.Framebuffer(), c.Framebuffer()
+	if last.equalMasked(next, c.disp.mask, c.caps&CapCursorStyle != 0) {
+		return b
+	}
+	if last.w != next.w || last.h != next.h {
+		b = appendResize(b, next.w, next.h)
+	}
+	hs := c.disp.NewFrame(c.disp.scratch[:0], true, last, next)
+	c.disp.scratch = hs[:0]
+	if len(hs) > 0 {
+		var body []byte
+		body = appendBytesField(body, fieldHostString, hs)
+		b = appendInstruction(b, extHostBytes, body)
+	}
+	return b
+}
+
+// Apply applies a HostMessage: for each instruction, host bytes are fed
+// to the emulator (answers to queries are discarded), a resize resizes it
+// and an echo ack is recorded. Unknown extensions are ignored. On error c
+// may be partly updated; the transport applies diffs to a clone.
+func (c *Complete) Apply(diff []byte) error {
+	return parseInstructions(diff, func(in *instruction) error {
+		switch {
+		case in.has[extHostBytes]:
+			hs, err := bytesOf(in.body[extHostBytes], fieldHostString)
+			if err != nil {
+				return err
+			}
+			c.emu.Feed(hs, nil)
+		case in.has[extResize]:
+			cols, rows, err := parseResize(in.body[extResize])
+			if err != nil {
+				return err
+			}
+			c.emu.Resize(cols, rows)
+		case in.has[extEchoAck]:
+			n, err := varintOf(in.body[extEchoAck], fieldEchoAckNum)
+			if err != nil {
+				return err
+			}
+			c.echoAck = n
+		}
+		return nil
+	})
+}
+
+// Subtract does nothing: a terminal state has no prefix to drop. It exists
+// to satisfy the transport's state interface.
+func (c *Complete) Subtract(*Complete) {}

@@ -1,0 +1,123 @@
+package vt_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math/rand/v2"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/gosh-term/gosh/internal/pb/hostpb"
+	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/vt/vttest"
+)
+
+// decodeHost parses a HostMessage with the generated code (the oracle).
+func decodeHost(t *testing.T, b []byte) []*hostpb.Instruction {
+	t.Helper()
+	var m hostpb.HostMessage
+	if err := proto.Unmarshal(b, &m); err != nil {
+		t.Fatalf("oracle cannot parse %x: %v", b, err)
+	}
+	return m.GetInstruction()
+}
+
+func TestCompleteDiffGolden(t *testing.T) {
+	c := vt.NewComplete(80, 24)
+	n := c.Clone()
+	n.SetEchoAck(1)
+	if got := hex.EncodeToString(n.Diff(c)); got != "0a043a024001" { // spec section 6.3
+		t.Errorf("echo-ack diff = %s, want 0a043a024001", got)
+	}
+	if d := c.Diff(c.Clone()); len(d) != 0 {
+		t.Errorf("diff of equal states = %x, want empty", d)
+	}
+}
+
+func TestCompleteDiffOrder(t *testing.T) {
+	old := vt.NewComplete(80, 24)
+	c := old.Clone()
+	c.SetEchoAck(7)
+	c.Resize(100, 30)
+	c.Feed([]byte("abc"), nil)
+	ins := decodeHost(t, c.Diff(old))
+	if len(ins) != 3 {
+		t.Fatalf("%d instructions, want echoack, resize, hostbytes", len(ins))
+	}
+	if a := proto.GetExtension(ins[0], hostpb.E_Echoack).(*hostpb.EchoAck); a.GetEchoAckNum() != 7 {
+		t.Errorf("first instruction echo ack = %d, want 7", a.GetEchoAckNum())
+	}
+	if r := proto.GetExtension(ins[1], hostpb.E_Resize).(*hostpb.ResizeMessage); r.GetWidth() != 100 || r.GetHeight() != 30 {
+		t.Errorf("second instruction resize = %dx%d, want 100x30", r.GetWidth(), r.GetHeight())
+	}
+	hb := proto.GetExtension(ins[2], hostpb.E_Hostbytes).(*hostpb.HostBytes).GetHoststring()
+	if !bytes.Contains(hb, []byte("abc")) || !bytes.HasPrefix(hb, []byte("\x1b[r\x1b[0m\x1b[H\x1b[2J")) {
+		t.Errorf("host bytes = %q, want a full repaint containing abc", hb)
+	}
+	for i, in := range ins { // exactly one extension per instruction
+		n := 0
+		for _, e := range []*hostpbExt{{hostpb.E_Hostbytes}, {hostpb.E_Resize}, {hostpb.E_Echoack}} {
+			if proto.HasExtension(in, e.t) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("instruction %d has %d extensions", i, n)
+		}
+	}
+}
+
+type hostpbExt struct{ t protoreflect.ExtensionType }
+
+// TestCompleteRoundTrip: the client applies the diff to its copy and gets
+// a state Equal to the server's (STYLE rule 20 for SSP states), for both
+// wire profiles.
+func TestCompleteRoundTrip(t *testing.T) {
+	for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC} {
+		rng := rand.New(rand.NewPCG(3, uint64(caps)))
+		server := vt.NewComplete(30, 10)
+		server.SetWireCaps(caps)
+		prev := server.Clone()   // the server's copy of the last sent state
+		client := server.Clone() // the client's own state, built from diffs only
+		for i := range 400 {
+			server.Feed(vt.RandomOutputForTest(rng, 30, 10, rng.IntN(40)), nil)
+			if rng.IntN(20) == 0 {
+				server.Resize(1+rng.IntN(40), 1+rng.IntN(15))
+			}
+			server.SetEchoAck(uint64(i / 3))
+			sent := server.Clone()
+			if err := client.Apply(sent.Diff(prev)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := vttest.Diff(sent.Framebuffer(), client.Framebuffer(), vt.WireDisplayCaps(caps)); diff != "" {
+				t.Fatalf("step %d caps %b: client differs:\n%s", i, caps, diff)
+			}
+			if client.EchoAck() != sent.EchoAck() {
+				t.Fatalf("echo ack %d, want %d", client.EchoAck(), sent.EchoAck())
+			}
+			prev = sent
+		}
+	}
+}
+
+func FuzzHostMessage(f *testing.F) {
+	f.Add(mustHex("0a043a024001"))
+	f.Add(mustHex("0a061a0428503018"))
+	f.Add([]byte("\x0a\x07\x12\x05\x22\x03abc"))
+	f.Add([]byte("\x0a\x09\x12\x07\x22\x05\x1b[6n"))
+	f.Add([]byte{0x0a, 0x06, 0x1a, 0x04, 0x28, 0xff, 0x30, 0x01})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		c := vt.NewComplete(20, 5)
+		err := c.Apply(msg)
+		var m hostpb.HostMessage
+		if err == nil && proto.Unmarshal(msg, &m) != nil {
+			t.Fatalf("accepted %x that the oracle rejects", msg)
+		}
+		w, h := c.Framebuffer().Size()
+		if w < 1 || h < 1 || w > vt.MaxCols || h > vt.MaxRows {
+			t.Fatalf("size %dx%d out of bounds", w, h)
+		}
+	})
+}

@@ -1,0 +1,192 @@
+package vt_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math/rand/v2"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gosh-term/gosh/internal/pb/userpb"
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// userMessage builds the expected UserMessage with the generated code
+// (the schema oracle): keys become Keystroke instructions, a [2]int a
+// ResizeMessage instruction.
+func userMessage(t *testing.T, items ...any) []byte {
+	t.Helper()
+	m := &userpb.UserMessage{}
+	for _, it := range items {
+		in := &userpb.Instruction{}
+		switch v := it.(type) {
+		case string:
+			proto.SetExtension(in, userpb.E_Keystroke, &userpb.Keystroke{Keys: []byte(v)})
+		case [2]int:
+			w, h := int32(v[0]), int32(v[1])
+			proto.SetExtension(in, userpb.E_Resize, &userpb.ResizeMessage{Width: &w, Height: &h})
+		}
+		m.Instruction = append(m.Instruction, in)
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestUserStreamDiffGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		push func(s *vt.UserStream)
+		hex  string // from spec section 6.2, or "" to compare with the oracle only
+		want []any
+	}{
+		{"keys", func(s *vt.UserStream) { s.PushKeys([]byte("ls\r")) }, "0a07120522036c730d", []any{"ls\r"}},
+		{"resize", func(s *vt.UserStream) { s.PushResize(80, 24) }, "0a061a0428503018", []any{[2]int{80, 24}}},
+		{"coalesced", func(s *vt.UserStream) {
+			s.PushKeys([]byte("a"))
+			s.PushKeys([]byte("bc"))
+			s.PushResize(100, 30)
+			s.PushResize(101, 31)
+			s.PushKeys([]byte("\x1bOA"))
+		}, "", []any{"abc", [2]int{100, 30}, [2]int{101, 31}, "\x1bOA"}},
+		{"empty", func(s *vt.UserStream) {}, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := vt.NewUserStream()
+			tc.push(s)
+			got := s.Diff(vt.NewUserStream())
+			if tc.hex != "" && hex.EncodeToString(got) != tc.hex {
+				t.Errorf("Diff = %x, want %s", got, tc.hex)
+			}
+			if want := userMessage(t, tc.want...); !bytes.Equal(got, want) {
+				t.Errorf("Diff = %x, want %x", got, want)
+			}
+		})
+	}
+}
+
+func TestUserStreamApplyOracle(t *testing.T) {
+	// The receiver must accept what the generated code encodes, including
+	// unknown extensions (ignored) and an instruction with both extensions
+	// (keystroke wins, as in Mosh).
+	in := &userpb.Instruction{}
+	proto.SetExtension(in, userpb.E_Keystroke, &userpb.Keystroke{Keys: []byte("k")})
+	w, h := int32(1), int32(2)
+	proto.SetExtension(in, userpb.E_Resize, &userpb.ResizeMessage{Width: &w, Height: &h})
+	msg, _ := proto.Marshal(&userpb.UserMessage{Instruction: []*userpb.Instruction{in}})
+	msg = append(msg, 0x0a, 0x04, 0x4a, 0x02, 0x08, 0x01) // instruction with unknown extension 9
+	s := vt.NewUserStream()
+	if err := s.Apply(msg); err != nil {
+		t.Fatal(err)
+	}
+	evs := s.EventsSince(0)
+	if len(evs) != 1 || string(evs[0].Keys) != "k" || s.Total() != 1 {
+		t.Errorf("Apply: events %+v total %d, want one keystroke k", evs, s.Total())
+	}
+}
+
+func TestUserStreamSubtract(t *testing.T) {
+	s := vt.NewUserStream()
+	s.PushResize(80, 24)
+	s.PushKeys([]byte("hello"))
+	acked := s.Clone()
+	s.PushKeys([]byte(" world"))
+	s.PushResize(90, 30)
+	before := s.Total()
+	s.Subtract(acked)
+	if s.Total() != before || before != 13 {
+		t.Fatalf("Total after Subtract = %d, want %d (13)", s.Total(), before)
+	}
+	evs := s.EventsSince(0) // older events are gone: only what is held
+	if len(evs) != 2 || string(evs[0].Keys) != " world" || !evs[1].Resize || evs[1].Cols != 90 {
+		t.Errorf("EventsSince(0) = %+v", evs)
+	}
+	if evs := s.EventsSince(9); len(evs) != 2 || string(evs[0].Keys) != "rld" {
+		t.Errorf("EventsSince(9) = %+v, want rld then resize", evs)
+	}
+	// A receiver that has acked holds the same events: Diff from it sends
+	// only the new ones, and applying gives an equal stream.
+	r := acked.Clone()
+	if err := r.Apply(s.Diff(acked)); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Equal(s) || !s.Equal(r) {
+		t.Errorf("Apply(Diff) not Equal: %+v vs %+v", r.EventsSince(0), s.EventsSince(0))
+	}
+	acked.Subtract(acked)
+	if !acked.Equal(acked.Clone()) || acked.Total() != 6 {
+		t.Errorf("self-subtracted stream total %d", acked.Total())
+	}
+}
+
+// TestUserStreamRandom: Apply(Diff(old, new)) to old equals new (STYLE rule
+// 20 for SSP states), with partial subtraction.
+func TestUserStreamRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 500 {
+		cur := vt.NewUserStream()
+		peer := vt.NewUserStream()
+		for range 20 {
+			for range rng.IntN(5) {
+				if rng.IntN(4) == 0 {
+					cur.PushResize(rng.IntN(300), rng.IntN(100))
+				} else {
+					k := make([]byte, 1+rng.IntN(10))
+					for i := range k {
+						k[i] = byte(rng.UintN(256))
+					}
+					cur.PushKeys(k)
+				}
+			}
+			d := cur.Diff(peer)
+			if err := peer.Apply(d); err != nil {
+				t.Fatal(err)
+			}
+			if !peer.Equal(cur) {
+				t.Fatalf("after Apply(%x): peer total %d, cur total %d", d, peer.Total(), cur.Total())
+			}
+			if len(cur.Diff(peer)) != 0 {
+				t.Fatal("Diff of equal streams is not empty")
+			}
+			if rng.IntN(3) == 0 {
+				ack := peer.Clone()
+				cur.Subtract(ack)
+				peer.Subtract(ack)
+			}
+		}
+	}
+}
+
+func FuzzUserStream(f *testing.F) {
+	f.Add(mustHex("0a07120522036c730d"))
+	f.Add(mustHex("0a061a0428503018"))
+	f.Add([]byte{0x0a, 0x04, 0x4a, 0x02, 0x08, 0x01})
+	f.Add([]byte{0x0a, 0xff})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		s := vt.NewUserStream()
+		if err := s.Apply(msg); err != nil {
+			return
+		}
+		// Whatever was accepted re-encodes to a message that reproduces it.
+		r := vt.NewUserStream()
+		if err := r.Apply(s.Diff(vt.NewUserStream())); err != nil || !r.Equal(s) {
+			t.Fatalf("re-encoding of %x does not round-trip: %v", msg, err)
+		}
+		var m userpb.UserMessage
+		if err := proto.Unmarshal(s.Diff(vt.NewUserStream()), &m); err != nil {
+			t.Fatalf("oracle rejects our encoding: %v", err)
+		}
+	})
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
