@@ -78,3 +78,32 @@ func randBytes(rng *rand.Rand, n int) []byte {
 	}
 	return b
 }
+
+// FuzzOCBDifferential compares Seal with ProtonMail's OCB on fuzzed keys,
+// nonces, associated data and plaintexts, and opens the result.
+func FuzzOCBDifferential(f *testing.F) {
+	for _, v := range rfc7253Vectors {
+		f.Add(mustHex(f, rfc7253Key), mustHex(f, v.n), mustHex(f, v.a), mustHex(f, v.p))
+	}
+	f.Fuzz(func(t *testing.T, key, nonce, ad, pt []byte) {
+		// Pad or cut the key and nonce to size rather than waste inputs.
+		key = append(bytes.Clone(key), make([]byte, KeySize)...)[:KeySize]
+		nonce = append(bytes.Clone(nonce), make([]byte, NonceSize)...)[:NonceSize]
+		ours, err := New(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, _ := aes.NewCipher(key)
+		theirs, err := protonocb.NewOCBWithNonceAndTagSize(block, NonceSize, TagSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := ours.Seal(nil, nonce, pt, ad), theirs.Seal(nil, nonce, pt, ad)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Seal = %x, ProtonMail = %x", got, want)
+		}
+		if opened, err := ours.Open(nil, nonce, got, ad); err != nil || !bytes.Equal(opened, pt) {
+			t.Fatalf("Open(Seal) = %x, %v", opened, err)
+		}
+	})
+}
