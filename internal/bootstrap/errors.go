@@ -136,13 +136,13 @@ func (e *NoBinaryError) Error() string {
 	return fmt.Sprintf("bootstrap: the remote has no usable gosh and there is no gosh binary for %s/%s "+
 		"(looked in %s); build one (GOOS=%s GOARCH=%s go build -o %s ./cmd/gosh), install gosh on the remote, "+
 		"or use --server=mosh-server",
-		e.GOOS, e.GOARCH, strings.Join(e.Looked, ", "), e.GOOS, e.GOARCH, firstOr(e.Looked, "gosh"))
+		e.GOOS, e.GOARCH, strings.Join(e.Looked, ", "), e.GOOS, e.GOARCH, lastOr(e.Looked, "gosh"))
 }
 
 // Is makes errors.Is(err, ErrNoBinary) true.
 func (e *NoBinaryError) Is(target error) bool { return target == ErrNoBinary }
 
-func firstOr(s []string, def string) string {
+func lastOr(s []string, def string) string {
 	if len(s) > 0 {
 		return s[len(s)-1]
 	}

@@ -1,0 +1,129 @@
+// Package bootstrap starts a session the way mosh's Perl wrapper does:
+// log in over SSH, run the server remotely, read its UDP port and key, and
+// hand them to the session client. [Run] does it all and returns a
+// [Result]; the SSH connection is closed before Run returns and the server
+// has detached.
+//
+// # How the server is started
+//
+// By default the SSH client is built in (golang.org/x/crypto/ssh), so no
+// system ssh is needed. One exec request runs, through the user's login
+// shell, a one-line "sh -c" script that:
+//
+//  1. prints "MOSH SSH_CONNECTION <client-ip> <client-port> <server-ip> <server-port>"
+//     from $SSH_CONNECTION (as mosh's --experimental-remote-ip=remote does);
+//  2. for the default server command "gosh server", picks a gosh: the one on
+//     PATH if "gosh version" reports this client's Mosh protocol ("mosh
+//     protocol 2,"), else one uploaded earlier (see below), else prints
+//     "GOSH UPLOAD <uname -s> <uname -m>" and exits 0; then prints
+//     "GOSH USING <path>";
+//  3. execs "<server> new -c <colors> -s -l NAME=VALUE… [-p PORT[:PORT2]] [-- COMMAND…]"
+//     (mosh-wire.md section 1.1; -s becomes -i IP or nothing with
+//     ServerArgs.Bind).
+//
+// A custom ServerCommand (e.g. "mosh-server") skips step 2. No pty is
+// requested, so the server's stdout and stderr arrive separately: stdout
+// lines are matched with [ParseConnectLine] (mosh's regular expression
+// ^MOSH CONNECT (\d+?) ([A-Za-z0-9/+]{22})\s*$), the other non-blank
+// lines are shown to the user, as is stderr until the CONNECT line; after
+// it, the server's banner and "[mosh-server detached, pid = N]" only go to
+// the debug log (N becomes [Result.ServerPID]). The client then waits up to
+// 5 s for the command to exit, like the wrapper waiting for ssh.
+//
+// With [Config.SSHCommand] (--ssh=CMD) a system ssh runs instead, as mosh
+// runs it: CMD -n -tt [-4|-6] [-p PORT] [user@]host -- 'script', with the
+// merged, CR-terminated output parsed the same way. Self-upload is not
+// available then.
+//
+// # Which address gets the UDP traffic
+//
+// For a direct TCP connection, the peer address the SSH connection
+// actually reached (IPv4 or IPv6; [Config.Family] and AddressFamily
+// restrict the dial). Through ProxyJump, ProxyCommand or a system ssh, the
+// destination's HostName is resolved locally (as mosh's default
+// --experimental-remote-ip=proxy does), preferring the server-side address
+// of $SSH_CONNECTION if it is among the results, and falling back to that
+// address when the name does not resolve locally.
+//
+// # What it trusts
+//
+// Host keys are checked against the user's known_hosts files
+// (UserKnownHostsFile, default ~/.ssh/known_hosts and known_hosts2) and the
+// global ones (/etc/ssh/ssh_known_hosts*), by host name as OpenSSH does with
+// its default CheckHostIP=no: "[host]:port" for a non-default port, or
+// HostKeyAlias verbatim. Hashed entries and @revoked markers are honoured.
+// Host key algorithms are ordered so that types already recorded for the
+// host come first; otherwise a server with several key types could show
+// one that is not recorded. An unknown key is handled by
+// StrictHostKeyChecking: "ask" (default) shows the SHA256 fingerprint and
+// accepts "yes" or the fingerprint, "accept-new" and "no" record it, "yes"
+// refuses; accepted keys are appended to the first user file (hashed with
+// HashKnownHosts yes). A recorded key of the same type that differs, or a
+// revoked key, is always refused ([HostKeyMismatchError]) — unlike
+// OpenSSH, even with StrictHostKeyChecking=no. A known key of another type
+// only is treated as unknown, with a note in the question.
+//
+// Authentication follows OpenSSH's order: public keys (agent keys first,
+// from IdentityAgent or $SSH_AUTH_SOCK; with IdentitiesOnly only those
+// matching an IdentityFile; then the IdentityFile keys, default
+// ~/.ssh/id_{rsa,ecdsa,ecdsa_sk,ed25519,ed25519_sk}), then
+// keyboard-interactive, then password (NumberOfPasswordPrompts tries each).
+// Passphrase-protected keys are decrypted only when the server accepts
+// their public key. Everything asked goes through [Config.Prompt]
+// (normally a [TerminalPrompter] on /dev/tty); with no Prompter or
+// BatchMode nothing is asked.
+//
+// # ssh_config
+//
+// ~/.ssh/config then /etc/ssh/ssh_config (or only [Config.ConfigFile], like
+// ssh -F) are evaluated for the destination as ssh_config(5) says: the
+// first value obtained wins (IdentityFile accumulates); Host lines match
+// the name as typed with * and ? patterns and !negation; Match supports
+// all, host, originalhost, user, localuser, final (exec, localnetwork,
+// tagged and canonical never match); Include takes globs, relative to
+// ~/.ssh (or /etc/ssh), nested up to 16 deep, and applies conditionally
+// inside Host/Match blocks. Used keywords: HostName (%h), User, Port,
+// IdentityFile, IdentitiesOnly, IdentityAgent, ProxyJump, ProxyCommand
+// (whichever comes first wins), UserKnownHostsFile, GlobalKnownHostsFile,
+// StrictHostKeyChecking, HashKnownHosts, HostKeyAlias, ConnectTimeout,
+// AddressFamily, BatchMode, PubkeyAuthentication, PasswordAuthentication,
+// KbdInteractiveAuthentication, NumberOfPasswordPrompts. Paths take ~,
+// ${ENV} and %-tokens (%h %p %r %u %d %n %k %%). Other keywords are
+// ignored. The command line's user and port override the file's.
+//
+// # Self-upload and the binary cache
+//
+// When the remote has no usable gosh, the client uploads one over the same
+// SSH connection, with no root needed, into
+//
+//	${XDG_DATA_HOME:-$HOME/.local/share}/gosh/<version>/gosh
+//
+// (directory mode 0700, binary 0755): the file is streamed to
+// ".gosh-upload.<pid>" in that directory, its SHA-256 is checked with
+// sha256sum, shasum -a 256, sha256 -q or openssl (whichever exists), then
+// it is renamed into place; on a mismatch it is removed. The next connect
+// finds it (after checking that "<it> version" runs) and uploads nothing.
+// <version> is buildinfo.Version with unsafe characters replaced by "_".
+//
+// The binary uploaded is [Config.RemoteBinary] if set; else, when the
+// remote's uname maps to this client's GOOS/GOARCH, the running binary
+// ([Config.LocalBinary], default os.Executable); else
+// <cache>/gosh-<goos>-<goarch> where <cache> is [Config.BinaryCache] or
+// [DefaultBinaryCache]: $GOSH_BINARY_CACHE, else ~/.cache/gosh/<version>
+// (os.UserCacheDir). Without one, Run fails with a [NoBinaryError] saying
+// which file to provide.
+//
+// # Errors
+//
+// Every error is one line starting "bootstrap: ". Callers branch with
+// errors.Is on [ErrUnknownHost], [ErrHostKeyMismatch], [ErrAuth],
+// [ErrNoConnectLine], [ErrNoBinary], or errors.As on [UnknownHostError],
+// [HostKeyMismatchError], [AuthError] (with the methods tried),
+// [DialError] (unreachable, refused, timed out, proxy failures),
+// [ServerError] (exit status and the remote's stderr) and [NoBinaryError].
+//
+// References: mosh-wire.md sections 1.1–1.7 (server command line, CONNECT
+// line, wrapper behaviour); ssh_config(5), ssh(1) and sshd(8) of OpenSSH
+// 9.x; RFC 4251–4254 (SSH); the mosh paper (Winstein and Balakrishnan,
+// USENIX ATC 2012) for why the bootstrap hands over to UDP.
+package bootstrap
