@@ -1,0 +1,312 @@
+package ssp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Datagram is one datagram a [Conn] received.
+type Datagram struct {
+	Data []byte         // the datagram; MaxReceive+1 bytes means it was longer than MaxReceive
+	From netip.AddrPort // source address (IPv4-mapped IPv6 addresses unmapped)
+	At   time.Time      // when it was read
+}
+
+// datagramQueue is the capacity of a Conn's delivery channel.
+const datagramQueue = 64
+
+var errNoHop = errors.New("ssp: this connection cannot open new sockets")
+
+// Conn is the I/O shell of SSP: it owns the UDP socket(s) of one side of
+// a session, and nothing else. One reader goroutine per socket delivers
+// every datagram, with its source and arrival time, to [Conn.Datagrams];
+// the session loop, which owns the [Transport], reads that channel and
+// writes the Transport's datagrams with [Conn.WriteTo].
+//
+// A client Conn can hop ([Conn.Hop]): it opens a new socket for all later
+// sends and keeps reading the old ones, closing them once the new one has
+// been in use for MaxOldSocketAge, and keeping at most MaxPortsOpen
+// (mosh-wire.md section 3.5).
+//
+// WriteTo, Hop, LocalAddr and Close may be called from any goroutine.
+type Conn struct {
+	reopen func() (net.PacketConn, error) // nil for a server
+	logf   func(string, ...any)
+
+	// Inputs to the session loop:
+	ch chan Datagram
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+	readers   sync.WaitGroup
+
+	mu      sync.Mutex       // guards following
+	socks   []net.PacketConn // oldest first; the last one sends
+	lastHop time.Time
+	closed  bool
+}
+
+// ListenConfig says where a server listens.
+type ListenConfig struct {
+	// Addr is the local address to bind. The zero Addr means any IPv4
+	// address, as stock mosh-server binds; the IPv6 unspecified address
+	// "::" binds both families (dual-stack).
+	Addr netip.Addr
+
+	// Ports is the port or range to try, in mosh-server's -p syntax: ""
+	// for the default range DefaultPortLow:DefaultPortHigh, "0" for any
+	// free port, "N" for exactly N, "LO:HI" for the first free port of an
+	// inclusive range.
+	Ports string
+
+	// Logf receives read errors; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// ParsePortRange parses a port or inclusive port range the way
+// mosh-server's -p option does: "N" with 0 <= N <= 65535, or "LO:HI" with
+// 0 < LO <= HI <= 65535.
+func ParsePortRange(s string) (lo, hi int, err error) {
+	loStr, hiStr, isRange := strings.Cut(s, ":")
+	if lo, err = parsePort(loStr); err != nil {
+		return 0, 0, err
+	}
+	if !isRange {
+		return lo, lo, nil
+	}
+	if hi, err = parsePort(hiStr); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case lo > hi:
+		return 0, 0, fmt.Errorf("ssp: low port %d greater than high port %d", lo, hi)
+	case lo == 0:
+		return 0, 0, errors.New("ssp: low port 0 incompatible with port ranges")
+	}
+	return lo, hi, nil
+}
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 65535 || s == "" || s[0] == '+' {
+		return 0, fmt.Errorf("ssp: invalid port number %q", s)
+	}
+	return n, nil
+}
+
+// Listen binds a server socket: the first free port of cfg.Ports on
+// cfg.Addr.
+func Listen(cfg ListenConfig) (*Conn, error) {
+	lo, hi := DefaultPortLow, DefaultPortHigh
+	if cfg.Ports != "" {
+		var err error
+		if lo, hi, err = ParsePortRange(cfg.Ports); err != nil {
+			return nil, err
+		}
+	}
+	addr, network := cfg.Addr.Unmap(), "udp4"
+	switch {
+	case !addr.IsValid():
+		addr = netip.IPv4Unspecified()
+	case addr == netip.IPv6Unspecified():
+		network = "udp" // dual-stack
+	case addr.Is6():
+		network = "udp6"
+	}
+	var lastErr error
+	for port := lo; port <= hi; port++ {
+		uc, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, uint16(port))))
+		if err == nil {
+			setSocketOptions(uc)
+			return NewConn(uc, nil, cfg.Logf), nil
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("ssp: cannot bind %v to a port in %d:%d: %w", addr, lo, hi, lastErr)
+}
+
+// Dial opens a client socket for talking to the server at remote, on an
+// ephemeral port of remote's family; [Conn.Hop] opens further ones.
+func Dial(remote netip.AddrPort) (*Conn, error) {
+	network := "udp4"
+	if remote.Addr().Is6() {
+		network = "udp6"
+	}
+	open := func() (net.PacketConn, error) {
+		uc, err := net.ListenUDP(network, nil)
+		if err != nil {
+			return nil, fmt.Errorf("ssp: %w", err)
+		}
+		setSocketOptions(uc)
+		return uc, nil
+	}
+	pc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	return NewConn(pc, open, nil), nil
+}
+
+// NewConn wraps an open socket, and starts reading it. reopen, if not
+// nil, opens the further sockets of [Conn.Hop]; tests use in-memory
+// sockets (ssptest.Network) this way. logf receives read errors; nil
+// discards them.
+func NewConn(pc net.PacketConn, reopen func() (net.PacketConn, error), logf func(string, ...any)) *Conn {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	c := &Conn{reopen: reopen, logf: logf, ch: make(chan Datagram, datagramQueue), done: make(chan struct{})}
+	c.mu.Lock()
+	c.lastHop = time.Now()
+	c.addLocked(pc)
+	c.mu.Unlock()
+	return c
+}
+
+// Datagrams returns the channel of received datagrams. It is closed after
+// [Conn.Close] once every reader has stopped.
+func (c *Conn) Datagrams() <-chan Datagram { return c.ch }
+
+// LocalAddr returns the address of the socket that sends.
+func (c *Conn) LocalAddr() netip.AddrPort {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return addrPort(c.socks[len(c.socks)-1].LocalAddr())
+}
+
+// WriteTo sends b to the address to from the newest socket. Errors are
+// not fatal for the session (the caller shows them; see
+// [IsMessageTooLong]).
+func (c *Conn) WriteTo(b []byte, to netip.AddrPort) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return net.ErrClosed
+	}
+	pc := c.socks[len(c.socks)-1]
+	c.mu.Unlock()
+	var err error
+	if uc, ok := pc.(*net.UDPConn); ok {
+		_, err = uc.WriteToUDPAddrPort(b, to)
+	} else {
+		_, err = pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
+	}
+	return err
+}
+
+// IsMessageTooLong reports whether err from [Conn.WriteTo] means the
+// datagram was too long for the path (EMSGSIZE): the caller then lowers
+// the budget to FallbackDatagram with [Transport.SetMaxDatagram].
+func IsMessageTooLong(err error) bool { return errors.Is(err, syscall.EMSGSIZE) }
+
+// Hop opens a new socket for all later sends (a new local port), keeps
+// reading the old ones, and prunes them. Only a client Conn can hop.
+func (c *Conn) Hop() error {
+	if c.reopen == nil {
+		return errNoHop
+	}
+	pc, err := c.reopen()
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		pc.Close()
+		return net.ErrClosed
+	}
+	c.lastHop = time.Now()
+	c.addLocked(pc)
+	c.pruneLocked(c.lastHop)
+	return nil
+}
+
+// addLocked adds a socket and starts its reader.
+func (c *Conn) addLocked(pc net.PacketConn) {
+	c.socks = append(c.socks, pc)
+	c.readers.Add(1)
+	go c.read(pc)
+}
+
+// pruneLocked closes old sockets: all but the newest once it has been in
+// use for MaxOldSocketAge, and the oldest beyond MaxPortsOpen.
+func (c *Conn) pruneLocked(now time.Time) {
+	drop := 0
+	if len(c.socks) > 1 && now.Sub(c.lastHop) > MaxOldSocketAge {
+		drop = len(c.socks) - 1
+	}
+	drop = max(drop, len(c.socks)-MaxPortsOpen)
+	for _, pc := range c.socks[:drop] {
+		pc.Close() // its reader sees net.ErrClosed and stops
+	}
+	c.socks = append(c.socks[:0], c.socks[drop:]...)
+}
+
+// read is the reader goroutine of one socket: it forwards every datagram
+// to the session loop until the socket is closed.
+func (c *Conn) read(pc net.PacketConn) {
+	defer c.readers.Done()
+	buf := make([]byte, MaxReceive+1) // one byte more reveals an oversize datagram
+	for {
+		n, from, err := readFrom(pc, buf)
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				c.logf("ssp: reading %v: %v", pc.LocalAddr(), err)
+			}
+			return
+		}
+		d := Datagram{Data: append([]byte(nil), buf[:n]...), From: from, At: time.Now()}
+		c.mu.Lock()
+		if len(c.socks) > 1 {
+			c.pruneLocked(d.At)
+		}
+		c.mu.Unlock()
+		select {
+		case c.ch <- d:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func readFrom(pc net.PacketConn, buf []byte) (int, netip.AddrPort, error) {
+	if uc, ok := pc.(*net.UDPConn); ok {
+		n, from, err := uc.ReadFromUDPAddrPort(buf)
+		return n, netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), err
+	}
+	n, from, err := pc.ReadFrom(buf)
+	return n, addrPort(from), err
+}
+
+// addrPort converts a net.Addr to an AddrPort (zero if it is not UDP).
+func addrPort(a net.Addr) netip.AddrPort {
+	if ua, ok := a.(*net.UDPAddr); ok {
+		ap := ua.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	return netip.AddrPort{}
+}
+
+// Close closes every socket and waits for the readers to stop; then the
+// Datagrams channel is closed. It is idempotent.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		close(c.done)
+		for _, pc := range c.socks {
+			pc.Close()
+		}
+		c.mu.Unlock()
+		c.readers.Wait()
+		close(c.ch)
+	})
+	return nil
+}
