@@ -76,3 +76,23 @@ func TestDisplayOracle(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDisplay runs the differential oracle on screens made from fuzzed
+// output: the data is fed to an emulator, split into the screens a and b.
+func FuzzDisplay(f *testing.F) {
+	f.Add([]byte("hello\r\nworld\x1b[1;31mred"), uint16(5), uint8(20), uint8(5))
+	f.Add([]byte("abcdefghij\x1b[2;2H中文\x1b[?1049h\x1b[5;1Hx"), uint16(10), uint8(7), uint8(4))
+	f.Add([]byte("\x1b[2;4r\x1b[4;1H\n\n\nscroll\x1b]8;;u\x1b\\l\x1b[4:3m"), uint16(3), uint8(10), uint8(6))
+	f.Add([]byte("a\x1b[1;10Hb\x1b[?7lcdefg\x1b[?7h\u0301\x1b]52;c;eA==\x07"), uint16(9), uint8(10), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, split uint16, w, h uint8) {
+		e := vt.NewEmulator(int(w%90)+1, int(h%30)+1)
+		cut := min(int(split), len(data))
+		e.Feed(data[:cut], nil)
+		a := e.Framebuffer().Clone()
+		e.Feed(data[cut:], nil)
+		b := e.Framebuffer().Clone()
+		for _, p := range profiles {
+			checkFrames(t, p.caps, a, b)
+		}
+	})
+}

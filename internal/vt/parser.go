@@ -121,6 +121,9 @@ func (p *Parser) advance(r rune, h Handler) {
 	}
 	p.exit(h)
 	p.act(t.action(), r, h)
+	if next == sDCSPass {
+		p.seq.Final = r
+	}
 	p.state = next
 	p.enter(h)
 }
