@@ -225,3 +225,17 @@ func FuzzParseKey(f *testing.F) {
 		}
 	})
 }
+
+func ExampleParseKey() {
+	// The key mosh-server printed as "MOSH CONNECT 60001 AAECAwQFBgcICQoLDA0ODw".
+	k, err := ParseKey("AAECAwQFBgcICQoLDA0ODw")
+	fmt.Println(k, err)
+	fmt.Println(k.Base64())
+
+	_, err = ParseKey("AAECAwQFBgcICQoLDA0ODx") // last character has stray bits
+	fmt.Println(err)
+	// Output:
+	// crypto.Key(redacted) <nil>
+	// AAECAwQFBgcICQoLDA0ODw
+	// crypto: invalid session key: last character does not end a 128-bit key
+}
