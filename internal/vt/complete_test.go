@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -120,4 +122,47 @@ func FuzzHostMessage(f *testing.F) {
 			t.Fatalf("size %dx%d out of bounds", w, h)
 		}
 	})
+}
+
+// TestCompleteCorpus replays the recorded programs through the wire: the
+// server feeds each recording in chunks, and after every chunk the client
+// applies the diff and must show what the server shows; the client's
+// terminal painter (xterm profile) must reproduce its screen too.
+func TestCompleteCorpus(t *testing.T) {
+	files, _ := filepath.Glob("testdata/corpus/*.out")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle} {
+				server := vt.NewComplete(80, 24)
+				server.SetWireCaps(caps)
+				prev, client := server.Clone(), server.Clone()
+				paint := vt.NewDisplay(vt.XtermDisplayCaps())
+				user := vt.NewEmulator(80, 24) // the user's terminal
+				var shown *vt.Framebuffer
+				for off := 0; off < len(data); {
+					n := min(len(data)-off, 1+(off*7919)%700) // uneven chunks
+					server.Feed(data[off:off+n], nil)
+					off += n
+					sent := server.Clone()
+					if err := client.Apply(sent.Diff(prev)); err != nil {
+						t.Fatal(err)
+					}
+					prev = sent
+					if d := vttest.Diff(sent.Framebuffer(), client.Framebuffer(), vt.WireDisplayCaps(caps)); d != "" {
+						t.Fatalf("caps %b offset %d: client differs from server:\n%s", caps, off, d)
+					}
+					next := client.Framebuffer().Clone()
+					user.Feed(paint.NewFrame(nil, shown != nil, shown, next), nil)
+					shown = next
+					if d := vttest.Diff(next, user.Framebuffer(), vt.XtermDisplayCaps()); d != "" {
+						t.Fatalf("caps %b offset %d: user's terminal differs:\n%s", caps, off, d)
+					}
+				}
+			}
+		})
+	}
 }
