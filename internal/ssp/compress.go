@@ -26,10 +26,10 @@ const storedOverhead = 2 + 1 + 4 + 4
 //
 // A compressor is not safe for concurrent use.
 type compressor struct {
-	zw  *zlib.Writer
-	out appendWriter
-	fr  io.ReadCloser // flate reader
-	src bytes.Reader
+	fast, best *zlib.Writer // levels 1 and 6, created on first use
+	out        appendWriter
+	fr         io.ReadCloser // flate reader
+	src        bytes.Reader
 }
 
 // appendWriter is an io.Writer that appends to a slice.
@@ -40,19 +40,28 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// compress appends a zlib stream of src to dst. It deflates at level 6,
-// like Mosh, but when that is longer than storing src verbatim (common
-// for a short instruction with its random chaff) it stores instead; both
-// are valid zlib, which is all a receiver requires.
+// compress appends a zlib stream of src to dst. Mosh compresses at level
+// 6; gosh does so for large instructions (screen repaints), where it
+// saves bytes, and uses level 1 below compressBestMin bytes, where level
+// 6 gains almost nothing but resetting its tables costs more than
+// everything else on the send path. When deflating is longer than storing
+// src verbatim (common for a short instruction with its random chaff) it
+// stores instead. All of these are valid zlib, which is all a receiver
+// requires.
 func (c *compressor) compress(dst, src []byte) []byte {
-	c.out.b = dst
-	if c.zw == nil {
-		c.zw, _ = zlib.NewWriterLevel(&c.out, 6) // level 6 is valid
-	} else {
-		c.zw.Reset(&c.out)
+	zw := &c.fast
+	level := zlib.BestSpeed
+	if len(src) >= compressBestMin {
+		zw, level = &c.best, zlib.DefaultCompression
 	}
-	c.zw.Write(src) // appendWriter never fails
-	c.zw.Close()
+	c.out.b = dst
+	if *zw == nil {
+		*zw, _ = zlib.NewWriterLevel(&c.out, level) // the level is valid
+	} else {
+		(*zw).Reset(&c.out)
+	}
+	(*zw).Write(src) // appendWriter never fails
+	(*zw).Close()
 	out := c.out.b
 	c.out.b = nil
 	if len(out)-len(dst) > len(src)+storedOverhead && len(src) <= 0xFFFF {

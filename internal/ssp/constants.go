@@ -145,6 +145,10 @@ const (
 	// bytes with any zlib encoder.
 	maxCompressed = MaxInflated + MaxInflated/1024 + 1024
 
+	// compressBestMin is the instruction size from which gosh deflates at
+	// Mosh's level 6 rather than level 1.
+	compressBestMin = 2048
+
 	// staleWindow is how far below the id of an incomplete fragment set
 	// a fragment's id may be and still count as a reordered straggler of
 	// an older instruction (dropped) rather than a new set.

@@ -98,9 +98,6 @@ func (fr *Fragmenter) Split(dst []Fragment, inst *Instruction, payload []byte, m
 	}
 }
 
-// LastAckNum returns the AckNum of the last instruction split.
-func (fr *Fragmenter) LastAckNum() uint64 { return fr.last.AckNum }
-
 // Assembly reassembles fragments into a compressed instruction, with a
 // single slot like Mosh: a fragment with a new id abandons the set being
 // collected. Unlike Mosh it never aborts: duplicates are ignored, and a

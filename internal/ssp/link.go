@@ -39,8 +39,7 @@ type link struct {
 	lastPortAt time.Time // client: last port choice
 
 	pt     []byte // plaintext scratch for open
-	roams  uint64
-	budget int // datagram size budget in bytes
+	budget int    // datagram size budget in bytes
 }
 
 // seal appends to dst the datagram carrying payload (one fragment),
@@ -98,7 +97,6 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 	l.heard(now, p)
 	if l.server && from.IsValid() && from != l.remote {
 		l.remote = from
-		l.roams++
 		st.Roams++
 		l.logf("ssp: server now attached to client at %v", from)
 	}

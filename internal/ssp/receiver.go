@@ -11,39 +11,39 @@ var (
 	errThrowaway = errors.New("ssp: throwaway_num above old_num")
 )
 
-// ApplyResult says what [Receiver] did with an instruction it accepted.
-type ApplyResult int
+// applyResult says what a receiver did with an instruction it accepted.
+type applyResult int
 
 const (
 	// ResultNewest: the instruction produced the newest state.
-	ResultNewest ApplyResult = iota
+	resultNewest applyResult = iota
 	// ResultOutOfOrder: it produced a state older than the newest held
 	// (kept, since later diffs may start from it).
-	ResultOutOfOrder
+	resultOutOfOrder
 	// ResultDuplicate: the new state was already held; nothing changed.
-	ResultDuplicate
+	resultDuplicate
 	// ResultUnknownBase: the state the diff starts from is not held (lost
 	// or already discarded); the instruction was ignored. The sender will
 	// fall back to a state the receiver acknowledged.
-	ResultUnknownBase
+	resultUnknownBase
 )
 
 var applyResultNames = [...]string{"newest", "out of order", "duplicate", "unknown base"}
 
-func (r ApplyResult) String() string {
+func (r applyResult) String() string {
 	if int(r) < len(applyResultNames) {
 		return applyResultNames[r]
 	}
-	return fmt.Sprintf("ApplyResult(%d)", int(r))
+	return fmt.Sprintf("applyResult(%d)", int(r))
 }
 
-// Receiver is the receiving half of SSP (mosh-wire.md section 7.6): it
+// receiver is the receiving half of SSP (mosh-wire.md section 7.6): it
 // holds the peer's states that the peer may still diff from, and applies
 // an instruction only to the state it names as its base. Every diff is
 // applied to a fresh clone, so a malformed one never damages a held state.
 //
-// A Receiver is not safe for concurrent use.
-type Receiver[S State[S]] struct {
+// A receiver is not safe for concurrent use.
+type receiver[S State[S]] struct {
 	states []receivedState[S] // never empty; ascending numbers
 	quench time.Time          // while the queue is full, accept one state per receiverQuench
 	taken  S                  // the newest state as of the last TakeDiff
@@ -57,34 +57,34 @@ type receivedState[S any] struct {
 
 // newReceiver returns a receiver holding initial (used, not copied) as
 // state 0.
-func newReceiver[S State[S]](initial S, now time.Time) *Receiver[S] {
-	return &Receiver[S]{
+func newReceiver[S State[S]](initial S, now time.Time) *receiver[S] {
+	return &receiver[S]{
 		states: []receivedState[S]{{at: now, num: 0, state: initial}},
 		taken:  initial.Clone(),
 	}
 }
 
 // Newest returns the newest state held. The caller must not modify it.
-func (r *Receiver[S]) Newest() S { return r.states[len(r.states)-1].state }
+func (r *receiver[S]) Newest() S { return r.states[len(r.states)-1].state }
 
 // NewestNum returns the number of the newest state held.
-func (r *Receiver[S]) NewestNum() uint64 { return r.states[len(r.states)-1].num }
+func (r *receiver[S]) NewestNum() uint64 { return r.states[len(r.states)-1].num }
 
 // NewestTime returns when the newest state held arrived.
-func (r *Receiver[S]) NewestTime() time.Time { return r.states[len(r.states)-1].at }
+func (r *receiver[S]) NewestTime() time.Time { return r.states[len(r.states)-1].at }
 
 // Apply applies the state part of in (its ack is the sender's business).
 // The instruction must already have passed [validateInstruction]. It
 // returns an error when the diff does not apply or the queue is full; the
 // held states are then unchanged, except that states below
 // in.ThrowawayNum may have been dropped as the peer allowed.
-func (r *Receiver[S]) Apply(now time.Time, in *Instruction) (ApplyResult, error) {
+func (r *receiver[S]) Apply(now time.Time, in *Instruction) (applyResult, error) {
 	if r.find(in.NewNum) >= 0 {
-		return ResultDuplicate, nil
+		return resultDuplicate, nil
 	}
 	i := r.find(in.OldNum)
 	if i < 0 {
-		return ResultUnknownBase, nil
+		return resultUnknownBase, nil
 	}
 	base := r.states[i].state
 	r.throwAway(in.ThrowawayNum)
@@ -104,7 +104,7 @@ func (r *Receiver[S]) Apply(now time.Time, in *Instruction) (ApplyResult, error)
 }
 
 // find returns the index of state num, or -1.
-func (r *Receiver[S]) find(num uint64) int {
+func (r *receiver[S]) find(num uint64) int {
 	for i := len(r.states) - 1; i >= 0; i-- {
 		if r.states[i].num == num {
 			return i
@@ -115,7 +115,7 @@ func (r *Receiver[S]) find(num uint64) int {
 
 // throwAway drops the states numbered below num. A validated instruction
 // has num <= its base's number, so the base and everything newer stay.
-func (r *Receiver[S]) throwAway(num uint64) {
+func (r *receiver[S]) throwAway(num uint64) {
 	n := 0
 	for n < len(r.states)-1 && r.states[n].num < num {
 		n++
@@ -129,16 +129,16 @@ func (r *Receiver[S]) throwAway(num uint64) {
 }
 
 // insert adds st in number order.
-func (r *Receiver[S]) insert(st receivedState[S]) ApplyResult {
+func (r *receiver[S]) insert(st receivedState[S]) applyResult {
 	for i := range r.states {
 		if r.states[i].num > st.num {
 			r.states = append(r.states[:i+1], r.states[i:]...)
 			r.states[i] = st
-			return ResultOutOfOrder
+			return resultOutOfOrder
 		}
 	}
 	r.states = append(r.states, st)
-	return ResultNewest
+	return resultNewest
 }
 
 // TakeDiff returns the diff from the newest state as of the previous call
@@ -146,7 +146,7 @@ func (r *Receiver[S]) insert(st receivedState[S]) ApplyResult {
 // oldest held state from every held state (for the user input log, this
 // forgets the events the peer will never diff from again). The server uses
 // it to learn which user events are new.
-func (r *Receiver[S]) TakeDiff() []byte {
+func (r *receiver[S]) TakeDiff() []byte {
 	newest := r.Newest()
 	diff := newest.Diff(r.taken)
 	oldest := r.states[0].state

@@ -2,7 +2,7 @@ package ssp
 
 import "time"
 
-// Sender is the sending half of SSP (mosh-wire.md section 7): it decides
+// sender is the sending half of SSP (mosh-wire.md section 7): it decides
 // when to send, which peer state to diff from, and which state numbers to
 // use, and turns that into instructions. It does not compress, fragment
 // or seal; [Transport] does.
@@ -14,8 +14,8 @@ import "time"
 // probably has it.
 //
 // All times are the caller's `now`; a zero time.Time means "never".
-// A Sender is not safe for concurrent use.
-type Sender[S State[S]] struct {
+// A sender is not safe for concurrent use.
+type sender[S State[S]] struct {
 	current  S
 	sent     []sentState[S] // never empty; ascending numbers
 	assumed  int            // index into sent
@@ -50,8 +50,8 @@ type sentState[S any] struct {
 // copied) and whose state 0 is a clone of it. rtt supplies the RTO and
 // frame interval; minDelay is SEND_MINDELAY; policy is the probability of
 // diffing from the known receiver state (see [Config]).
-func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, policy float64, rs *randSource) *Sender[S] {
-	return &Sender[S]{
+func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, policy float64, rs *randSource) *sender[S] {
+	return &sender[S]{
 		current:  initial,
 		sent:     []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
 		rtt:      rtt,
@@ -64,13 +64,13 @@ func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Dur
 }
 
 // Current returns the live local state.
-func (s *Sender[S]) Current() S { return s.current }
+func (s *sender[S]) Current() S { return s.current }
 
 // Tick sends an instruction if one is due at now: new data after the
 // collection delay and frame interval, a retransmission, a delayed ack, a
 // heartbeat, or a shutdown try. The instruction's Chaff and GoshCaps are
 // left for the caller.
-func (s *Sender[S]) Tick(now time.Time) (Instruction, bool) {
+func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	s.calculateTimers(now)
 	defer s.calculateTimers(now)
 	ackDue, sendDue := !now.Before(s.nextAck), due(now, s.nextSend)
@@ -96,9 +96,9 @@ func (s *Sender[S]) Tick(now time.Time) (Instruction, bool) {
 	return s.sendEmptyAck(now), true
 }
 
-// NextDeadline returns when [Sender.Tick] next has something to do, as of
+// NextDeadline returns when Tick next has something to do, as of
 // the last Tick or event.
-func (s *Sender[S]) NextDeadline() time.Time {
+func (s *sender[S]) NextDeadline() time.Time {
 	if !s.nextSend.IsZero() && s.nextSend.Before(s.nextAck) {
 		return s.nextSend
 	}
@@ -108,7 +108,7 @@ func (s *Sender[S]) NextDeadline() time.Time {
 // calculateTimers refreshes the assumed receiver state, drops the known
 // prefix from every held state, and recomputes the ack and send times
 // (mosh-wire.md section 7.3).
-func (s *Sender[S]) calculateTimers(now time.Time) {
+func (s *sender[S]) calculateTimers(now time.Time) {
 	s.updateAssumed(now)
 	s.rationalize()
 	if s.pendingDataAck && s.nextAck.After(now.Add(AckDelay)) {
@@ -141,7 +141,7 @@ func (s *Sender[S]) calculateTimers(now time.Time) {
 // updateAssumed makes the assumed receiver state the newest sent state
 // such that it and every sent state before it (after the known one) went
 // out less than RTO + AckDelay ago.
-func (s *Sender[S]) updateAssumed(now time.Time) {
+func (s *sender[S]) updateAssumed(now time.Time) {
 	s.assumed = 0
 	window := s.rtt.RTO() + AckDelay
 	for i := 1; i < len(s.sent) && now.Sub(s.sent[i].at) < window; i++ {
@@ -151,7 +151,7 @@ func (s *Sender[S]) updateAssumed(now time.Time) {
 
 // rationalize subtracts the known receiver state from the live state and
 // from every sent state, itself last.
-func (s *Sender[S]) rationalize() {
+func (s *sender[S]) rationalize() {
 	known := s.sent[0].state
 	s.current.Subtract(known)
 	for i := len(s.sent) - 1; i >= 0; i-- {
@@ -163,7 +163,7 @@ func (s *Sender[S]) rationalize() {
 // that diff is no longer than diff, or longer by less than
 // prospectiveSlack bytes and shorter than prospectiveLimit: a receiver
 // that lost the assumed state can still use it.
-func (s *Sender[S]) prospectiveResend(diff []byte) []byte {
+func (s *sender[S]) prospectiveResend(diff []byte) []byte {
 	if s.assumed == 0 {
 		return diff
 	}
@@ -178,7 +178,7 @@ func (s *Sender[S]) prospectiveResend(diff []byte) []byte {
 // sendData sends the live state as a diff from the assumed state: a new
 // state number if it changed since the last send, otherwise a
 // retransmission of the last number.
-func (s *Sender[S]) sendData(now time.Time, diff []byte) Instruction {
+func (s *sender[S]) sendData(now time.Time, diff []byte) Instruction {
 	last := &s.sent[len(s.sent)-1]
 	newNum := last.num
 	if !s.current.Equal(last.state) {
@@ -201,7 +201,7 @@ func (s *Sender[S]) sendData(now time.Time, diff []byte) Instruction {
 
 // sendEmptyAck sends a new state number with an empty diff: an ack of the
 // peer's newest state, and a heartbeat.
-func (s *Sender[S]) sendEmptyAck(now time.Time) Instruction {
+func (s *sender[S]) sendEmptyAck(now time.Time) Instruction {
 	newNum := s.sent[len(s.sent)-1].num + 1
 	if s.shutdown {
 		newNum = ShutdownNum
@@ -214,7 +214,7 @@ func (s *Sender[S]) sendEmptyAck(now time.Time) Instruction {
 
 // addSent records a clone of the live state as sent state num. Past
 // sentStatesLimit entries it drops the sentStatesCut-th from the back.
-func (s *Sender[S]) addSent(now time.Time, num uint64) {
+func (s *sender[S]) addSent(now time.Time, num uint64) {
 	s.sent = append(s.sent, sentState[S]{at: now, num: num, state: s.current.Clone()})
 	if len(s.sent) <= sentStatesLimit {
 		return
@@ -228,7 +228,7 @@ func (s *Sender[S]) addSent(now time.Time, num uint64) {
 }
 
 // instruction builds the instruction for one send.
-func (s *Sender[S]) instruction(oldNum, newNum uint64, diff []byte) Instruction {
+func (s *sender[S]) instruction(oldNum, newNum uint64, diff []byte) Instruction {
 	if newNum == ShutdownNum {
 		s.shutdownTries++
 	}
@@ -247,7 +247,7 @@ func (s *Sender[S]) instruction(oldNum, newNum uint64, diff []byte) Instruction 
 // processAck handles the peer's acknowledgement of state num: if num is a
 // held sent state, it becomes the known receiver state and older ones are
 // dropped. Unknown numbers are ignored.
-func (s *Sender[S]) processAck(num uint64) {
+func (s *sender[S]) processAck(num uint64) {
 	for i := range s.sent {
 		if s.sent[i].num == num {
 			s.dropSent(i)
@@ -257,7 +257,7 @@ func (s *Sender[S]) processAck(num uint64) {
 }
 
 // dropSent drops the first n sent states.
-func (s *Sender[S]) dropSent(n int) {
+func (s *sender[S]) dropSent(n int) {
 	if n == 0 {
 		return
 	}
@@ -269,7 +269,7 @@ func (s *Sender[S]) dropSent(n int) {
 
 // peerState records that the peer's state num is now the newest held, at
 // now; dataAck says its diff was non-empty and must be acked soon.
-func (s *Sender[S]) peerState(now time.Time, num uint64, dataAck bool) {
+func (s *sender[S]) peerState(now time.Time, num uint64, dataAck bool) {
 	s.ackNum = num
 	s.lastHeard = now
 	if dataAck {
@@ -279,7 +279,7 @@ func (s *Sender[S]) peerState(now time.Time, num uint64, dataAck bool) {
 
 // startShutdown freezes the live state and makes every later instruction
 // carry state number ShutdownNum.
-func (s *Sender[S]) startShutdown(now time.Time) {
+func (s *sender[S]) startShutdown(now time.Time) {
 	if !s.shutdown {
 		s.shutdown, s.shutdownStart = true, now
 	}
@@ -287,7 +287,7 @@ func (s *Sender[S]) startShutdown(now time.Time) {
 
 // shutdownAckTimedOut reports whether the initiator should give up on the
 // peer's acknowledgement of its shutdown.
-func (s *Sender[S]) shutdownAckTimedOut(now time.Time) bool {
+func (s *sender[S]) shutdownAckTimedOut(now time.Time) bool {
 	return s.shutdown && (s.shutdownTries >= ShutdownRetries || now.Sub(s.shutdownStart) >= ActiveRetryTimeout)
 }
 

@@ -16,7 +16,7 @@ var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // senderHarness drives a Sender[*ssptest.Log] with a synthetic clock.
 type senderHarness struct {
 	t   *testing.T
-	s   *Sender[*ssptest.Log]
+	s   *sender[*ssptest.Log]
 	rtt RTT
 	now time.Time
 }

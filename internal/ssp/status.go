@@ -21,7 +21,7 @@ func (t *Transport[L, R]) RemoteNum() uint64 { return t.receiver.NewestNum() }
 // RemoteDiff returns the diff from the remote state as of the previous
 // call (initially the initial remote state) to the newest one, and lets
 // the held remote states forget what the peer will never diff from again
-// (see [Receiver.TakeDiff]). The server calls it to learn the new user
+// (Mosh's get_remote_diff). The server calls it to learn the new user
 // input events.
 func (t *Transport[L, R]) RemoteDiff() []byte { return t.receiver.TakeDiff() }
 

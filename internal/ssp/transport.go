@@ -80,8 +80,8 @@ func DatagramBudget(addr netip.Addr) int {
 type Transport[L State[L], R State[R]] struct {
 	cfg      Config
 	link     link
-	sender   *Sender[L]
-	receiver *Receiver[R]
+	sender   *sender[L]
+	receiver *receiver[R]
 	rand     *randSource
 	comp     compressor
 	frag     Fragmenter
@@ -279,14 +279,14 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		return &DropError{DropDiff, err}
 	}
 	switch res {
-	case ResultNewest:
+	case resultNewest:
 		t.stats.Newest++
 		t.sender.peerState(now, in.NewNum, len(in.Diff) > 0)
-	case ResultOutOfOrder:
+	case resultOutOfOrder:
 		t.stats.OutOfOrder++
-	case ResultDuplicate:
+	case resultDuplicate:
 		t.stats.Duplicates++
-	case ResultUnknownBase:
+	case resultUnknownBase:
 		t.stats.UnknownBase++
 	}
 	return nil
