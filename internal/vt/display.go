@@ -37,6 +37,7 @@ type frame struct {
 	rowKnown   bool
 	visible    bool
 	rend       Rendition // masked, without link
+	raw        Rendition // the unmasked rendition rend was last derived from
 	link       string    // current hyperlink target
 	contRow    int       // row whose first cell must be printed next (autowrap), or -1
 	init       bool
@@ -124,13 +125,13 @@ func (f *frame) startState() {
 		}
 		f.init = false
 		f.x, f.y, f.colKnown, f.rowKnown = 0, 0, true, true
-		f.rend, f.link, f.visible = Rendition{}, "", false
+		f.rend, f.raw, f.link, f.visible = Rendition{}, Rendition{}, "", false
 		return
 	}
 	f.x, f.y = last.x, last.y
 	f.rowKnown = true
 	f.colKnown = last.x < last.w-1 && !last.wrapNext
-	f.rend = f.d.mask.apply(last.rend)
+	f.rend, f.raw = f.d.mask.apply(last.rend), last.rend
 	f.link = f.linkOf(last, last.rend.Link)
 	f.visible = !last.cursorHidden
 }
@@ -175,7 +176,7 @@ func (f *frame) epilogue() {
 	}
 	if r := f.d.mask.apply(next.rend); !f.init || r != f.rend {
 		f.out = f.d.appendSGR(f.out, r)
-		f.rend = r
+		f.rend, f.raw = r, next.rend
 	}
 	f.setLink(f.linkOf(next, next.rend.Link))
 	f.modes()

@@ -18,7 +18,7 @@ func (f *frame) scroll() {
 	}
 	if f.rend != (Rendition{}) {
 		f.out = append(f.out, "\x1b[0m"...)
-		f.rend = Rendition{}
+		f.rend, f.raw = Rendition{}, Rendition{}
 	}
 	bottom := k + n // rows [0, bottom) scroll up by k
 	if bottom == f.h && f.rowKnown && f.y == f.h-1 {
@@ -45,8 +45,11 @@ func (f *frame) scroll() {
 }
 
 // same reports whether the receiver's cell o already shows n.
-func (f *frame) same(o, n Cell) bool {
-	if !o.equalMasked(n, f.d.mask) {
+func (f *frame) same(o, n *Cell) bool {
+	if *o == *n && n.Rend.Link == 0 {
+		return true
+	}
+	if !o.equalMasked(*n, f.d.mask) {
 		return false
 	}
 	if f.d.mask.link && (o.Rend.Link|n.Rend.Link) != 0 {
@@ -76,7 +79,7 @@ func (f *frame) putRow(y int) {
 	}
 	x := 0
 	if cont { // first the character that completes the previous row's wrap
-		f.putCell(0, y, nr.cells[0], nr)
+		f.putCell(0, y, &nr.cells[0], nr)
 		x = max(nr.cells[0].Width(), 1)
 	}
 	if f.init && or.wrap && !nr.wrap {
@@ -87,14 +90,14 @@ func (f *frame) putRow(y int) {
 	}
 	run := blankRun{start: -1}
 	for x < f.w {
-		c := nr.cells[x]
+		c := &nr.cells[x]
 		if c.flags&cellCont != 0 {
 			x++
 			continue
 		}
 		forced := x >= forceFrom
-		unchanged := f.init && !forced && f.same(or.cells[x], c)
-		if f.blankable(c) && !forced {
+		unchanged := f.init && !forced && f.same(&or.cells[x], c)
+		if !forced && f.blankable(c) {
 			if run.start >= 0 && c.Rend == run.rend {
 				run.end = x + 1
 				if !unchanged {
@@ -122,7 +125,7 @@ func (f *frame) putRow(y int) {
 // rowSame compares two rows cell by cell under the display's mask.
 func (f *frame) rowSame(o, n *Row) bool {
 	for x := range n.cells {
-		if !f.same(o.cells[x], n.cells[x]) {
+		if !f.same(&o.cells[x], &n.cells[x]) {
 			return false
 		}
 	}
@@ -140,8 +143,8 @@ func lastStart(r *Row) int {
 
 // blankable reports whether c can be produced by an erase: no character,
 // no attributes but a background colour, no hyperlink.
-func (f *frame) blankable(c Cell) bool {
-	if !c.IsBlank() {
+func (f *frame) blankable(c *Cell) bool {
+	if c.r != 0 || c.comb != nil || c.flags != 0 {
 		return false
 	}
 	r := f.d.mask.apply(c.Rend)
@@ -173,15 +176,21 @@ func (f *frame) flush(run *blankRun, y int, nr *Row, rowEnd bool) {
 		return
 	}
 	for x := r.start; x < r.changed; x++ {
-		f.putCell(x, y, Cell{Rend: r.rend}, nr)
+		f.putCell(x, y, &Cell{Rend: r.rend}, nr)
 	}
 }
 
 // putCell writes cell c at (x, y), moving there first.
-func (f *frame) putCell(x, y int, c Cell, nr *Row) {
-	f.silentMove(x, y)
+func (f *frame) putCell(x, y int, c *Cell, nr *Row) {
+	if !f.colKnown || f.x != x || f.y != y || !f.rowKnown {
+		f.silentMove(x, y)
+	}
 	f.setRend(c.Rend, f.linkOf(f.next, c.Rend.Link))
-	f.out = c.AppendText(f.out)
+	if r := c.r; r > ' ' && r < 0x80 && c.comb == nil {
+		f.out = append(f.out, byte(r)) // ASCII fast path
+	} else {
+		f.out = c.AppendText(f.out)
+	}
 	f.x += c.Width()
 	f.contRow = -1
 	if f.x >= f.w {
@@ -246,11 +255,16 @@ func (f *frame) cup(x, y int) {
 
 // setRend makes r (masked) and link the receiver's current rendition.
 func (f *frame) setRend(r Rendition, link string) {
-	if m := f.d.mask.apply(r); m != f.rend {
-		f.out = f.d.appendSGR(f.out, m)
-		f.rend = m
+	if r != f.raw {
+		if m := f.d.mask.apply(r); m != f.rend {
+			f.out = f.d.appendSGR(f.out, m)
+			f.rend = m
+		}
+		f.raw = r
 	}
-	f.setLink(link)
+	if link != f.link {
+		f.setLink(link)
+	}
 }
 
 // setLink starts or ends a hyperlink (OSC 8) if the profile allows them.

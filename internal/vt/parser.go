@@ -49,7 +49,11 @@ func (p *Parser) Feed(data []byte, h Handler) {
 				continue
 			}
 			if r, n := utf8.DecodeRune(data[i:]); n > 1 {
-				p.advance(r, h)
+				if p.state == sGround && r >= classes {
+					h.Print(r) // fast path: a graphic character in ground
+				} else {
+					p.advance(r, h)
+				}
 				i += n
 				continue
 			}

@@ -68,12 +68,12 @@ func (fb *Framebuffer) sgrOne(p *Params, i int) int {
 	case v >= 30 && v <= 37:
 		r.FG = PaletteColor(uint8(v - 30))
 	case v == 38, v == 48, v == 58:
-		c, used := extendedColor(p, i)
+		c, ok, used := extendedColor(p, i)
 		if used == 0 {
 			return 1 // incomplete: 38 ignored, the rest read normally
 		}
-		if c != nil {
-			*colorTarget(r, v) = *c
+		if ok {
+			*colorTarget(r, v) = c
 		}
 		return used
 	case v == 39:
@@ -108,32 +108,25 @@ func colorTarget(r *Rendition, code int) *Color {
 }
 
 // extendedColor parses the semicolon form at i (38;5;n or 38;2;r;g;b). It
-// returns the colour (nil if out of range) and the parameters used, or 0
-// if the form is incomplete.
-func extendedColor(p *Params, i int) (*Color, int) {
+// returns the colour (ok false if out of range) and the parameters used,
+// or 0 if the form is incomplete.
+func extendedColor(p *Params, i int) (c Color, ok bool, used int) {
 	n := p.Len()
 	switch p.Raw(i + 1) {
 	case 5:
 		if i+2 >= n {
-			return nil, 0
+			return 0, false, 0
 		}
 		idx := p.Raw(i + 2)
-		if idx > 255 {
-			return nil, 3
-		}
-		c := PaletteColor(uint8(idx))
-		return &c, 3
+		return PaletteColor(uint8(idx)), idx <= 255, 3
 	case 2:
 		if i+4 >= n {
-			return nil, 0
+			return 0, false, 0
 		}
 		c, ok := rgb(p.Raw(i+2), p.Raw(i+3), p.Raw(i+4))
-		if !ok {
-			return nil, 5
-		}
-		return &c, 5
+		return c, ok, 5
 	}
-	return nil, 0
+	return 0, false, 0
 }
 
 func rgb(r, g, b int) (Color, bool) {
