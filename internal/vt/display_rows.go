@@ -235,6 +235,8 @@ func (f *frame) move(x, y int) {
 		for range f.x - x {
 			f.out = append(f.out, '\b')
 		}
+	case f.colKnown && f.rowKnown && y == f.y && x > f.x && x-f.x <= 4 && f.reprint(x):
+		// the cells in between were re-sent as they are
 	default:
 		f.cup(x, y)
 		return
@@ -279,4 +281,26 @@ func (f *frame) setLink(link string) {
 	f.out = append(f.out, link...)
 	f.out = append(f.out, "\x1b\\"...)
 	f.link = link
+}
+
+// reprint moves right on the current row to column x by sending the
+// cells in between again, if that is possible without changing the
+// rendition (plain single-width characters drawn as the current one).
+func (f *frame) reprint(x int) bool {
+	cells := f.next.rows[f.y].cells[f.x:x]
+	for i := range cells {
+		c := &cells[i]
+		if c.flags != 0 || c.comb != nil || c.r >= 0x80 || f.d.mask.apply(c.Rend) != f.rend ||
+			f.linkOf(f.next, c.Rend.Link) != f.link {
+			return false
+		}
+	}
+	for _, c := range cells {
+		if c.r == 0 {
+			f.out = append(f.out, ' ')
+		} else {
+			f.out = append(f.out, byte(c.r))
+		}
+	}
+	return true
 }

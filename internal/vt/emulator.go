@@ -73,6 +73,7 @@ func (t *terminal) PrintASCII(s []byte) {
 			cells[i] = Cell{r: r, Rend: rend}
 		}
 		fb.lastRune = rune(s[n-1])
+		fb.writes += uint64(n)
 		s = s[n:]
 		fb.combX, fb.combY = x0+n-1, fb.y
 		fb.x = x0 + n
@@ -139,6 +140,7 @@ func (fb *Framebuffer) putCell(r rune, w int) {
 		row.cells[x] = Cell{r: r, Rend: fb.rend}
 	}
 	fb.combX, fb.combY = x, fb.y
+	fb.writes++
 	fb.x += w
 	fb.wrapNext = false
 	if fb.x >= fb.w {

@@ -1,6 +1,7 @@
 package vt_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -564,5 +565,28 @@ func TestReplies(t *testing.T) {
 				t.Errorf("Feed(%q) = %q, want %q", tc.input, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestHyperlinkTableBounded(t *testing.T) {
+	e := vt.NewEmulator(20, 5)
+	for i := range 5 * vt.MaxLinks {
+		e.Feed(fmt.Appendf(nil, "\x1b]8;;http://h/%d\x1b\\x\x1b]8;;\x1b\\", i), nil) // a new link per cell
+	}
+	fb := e.Framebuffer()
+	seen := map[string]bool{}
+	for y := range 5 {
+		for x := range 20 {
+			if l := fb.Link(fb.Cell(x, y).Rend.Link); l != "" {
+				seen[l] = true
+			}
+		}
+	}
+	// The last screenful of links is intact (100 cells, each its own link).
+	if len(seen) < 50 {
+		t.Errorf("only %d distinct links on screen", len(seen))
+	}
+	if l := fb.Link(fb.Cell(fb.Cursor()).Rend.Link); l != "" && !strings.HasPrefix(l, ";http://h/") {
+		t.Errorf("unexpected link %q", l)
 	}
 }

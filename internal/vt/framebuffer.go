@@ -91,6 +91,8 @@ type Framebuffer struct {
 	clip        Clipboard
 	bell        uint64
 	links       []string // hyperlink targets, id = index + 1
+	writes      uint64   // cells printed (amortizes link compaction)
+	compacted   uint64   // writes at the last link compaction
 
 	// Emulator state that is not displayed.
 	top, bottom  int // scroll region, inclusive

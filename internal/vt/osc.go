@@ -74,6 +74,13 @@ func (fb *Framebuffer) linkID(link string) uint16 {
 		}
 	}
 	if len(fb.links) >= MaxLinks {
+		// Compaction costs a pass over the screen; allow it only after as
+		// many cells were written since the last one, so hostile streams
+		// of fresh links stay linear.
+		if fb.writes-fb.compacted < uint64(fb.w*fb.h) {
+			return 0
+		}
+		fb.compacted = fb.writes
 		fb.compactLinks()
 		if len(fb.links) >= MaxLinks {
 			return 0
