@@ -35,6 +35,7 @@ type compressor struct {
 // appendWriter is an io.Writer that appends to a slice.
 type appendWriter struct{ b []byte }
 
+// Write appends p; it never fails.
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil

@@ -30,6 +30,7 @@ const (
 
 var applyResultNames = [...]string{"newest", "out of order", "duplicate", "unknown base"}
 
+// String names the result.
 func (r applyResult) String() string {
 	if int(r) < len(applyResultNames) {
 		return applyResultNames[r]

@@ -35,6 +35,7 @@ var dropReasonNames = [NumDropReasons]string{
 	"decode", "version", "throwaway", "queue full", "diff",
 }
 
+// String names the reason.
 func (r DropReason) String() string {
 	if r >= 0 && r < NumDropReasons {
 		return dropReasonNames[r]
@@ -50,6 +51,7 @@ type DropError struct {
 	Err    error
 }
 
+// Error returns the underlying error's text.
 func (e *DropError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error.

@@ -93,11 +93,16 @@ type Transport[L State[L], R State[R]] struct {
 	roundtrip     time.Time
 	warnedVersion bool
 
-	// Scratch buffers, reused by every Tick and Receive.
-	encoded, compressed, fragBuf, inflated, chaff, arena []byte
-	frags                                                []Fragment
-	ends                                                 []int
-	out                                                  [][]byte
+	// Scratch space, reused by every Tick (send) and Receive (inflated).
+	chaff      []byte
+	encoded    []byte // the instruction's protobuf encoding
+	compressed []byte
+	frags      []Fragment
+	fragBuf    []byte
+	arena      []byte   // the sealed datagrams, back to back
+	ends       []int    // where each datagram ends in arena
+	out        [][]byte // what Tick returns: slices of arena
+	inflated   []byte
 }
 
 // NewTransport returns a transport whose live local state is local (the
