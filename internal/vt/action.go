@@ -1,23 +1,5 @@
 package vt
 
-// Parser limits. Longer input is cut, never buffered without bound.
-const (
-	// MaxParams is the number of CSI/DCS parameters (including colon
-	// sub-parameters) kept; further ones are dropped.
-	MaxParams = 32
-	// MaxParamValue is the largest parameter value; larger values read as
-	// absent (0), as in Mosh, so "CSI 99999999 ; 99999999 H" homes the
-	// cursor.
-	MaxParamValue = 65535
-	// MaxOSC is the number of bytes of an OSC string kept (large enough for
-	// big OSC 52 clipboard payloads); the rest is dropped and the string is
-	// reported as truncated.
-	MaxOSC = 1 << 20
-	// maxInter is the number of intermediate bytes kept; a sequence with
-	// more is ignored.
-	maxInter = 2
-)
-
 // Params are the numeric parameters of a control sequence. Absent
 // parameters read as 0. A parameter introduced by ':' instead of ';' is a
 // sub-parameter of the one before it.

@@ -26,9 +26,6 @@ const (
 	CapLongOSC
 )
 
-// moshOSCLimit is how many OSC characters a stock Mosh emulator keeps.
-const moshOSCLimit = 16384
-
 // DisplayCaps describe the terminal a [Display] draws on.
 type DisplayCaps struct {
 	ECH    bool // ECH (CSI n X) may erase runs of blanks

@@ -100,10 +100,6 @@ const (
 	cellCont                       // second half of a two-column character
 )
 
-// maxCellBytes caps the UTF-8 size of a cell's grapheme (Mosh's limit);
-// further combining characters are dropped.
-const maxCellBytes = 32
-
 // Cell is one character cell: a grapheme (a base character plus combining
 // characters), its width and its [Rendition]. An empty (erased) cell and a
 // cell holding a space are the same: both have Rune 0.

@@ -96,3 +96,34 @@ func FuzzDisplay(f *testing.F) {
 		}
 	})
 }
+
+// TestDisplayOracleChain keeps one receiver across many frames, as a
+// client's terminal does, with resizes in between.
+func TestDisplayOracleChain(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, uint64(len(p.name))))
+			for range 40 {
+				w, h := 1+rng.IntN(30), 1+rng.IntN(12)
+				src := vt.NewEmulator(w, h)
+				rcv := vt.NewEmulator(w, h)
+				d := vt.NewDisplay(p.caps)
+				var shown *vt.Framebuffer
+				for step := range 60 {
+					if rng.IntN(15) == 0 {
+						w, h = 1+rng.IntN(30), 1+rng.IntN(12)
+						src.Resize(w, h)
+						rcv.Resize(w, h)
+					}
+					src.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(30)), nil)
+					next := src.Framebuffer().Clone()
+					rcv.Feed(d.NewFrame(nil, shown != nil, shown, next), nil)
+					if diff := vttest.Diff(next, rcv.Framebuffer(), p.caps); diff != "" {
+						t.Fatalf("step %d: %s\nwant:\n%s\ngot:\n%s", step, diff, vttest.Render(next), vttest.Render(rcv.Framebuffer()))
+					}
+					shown = next
+				}
+			}
+		})
+	}
+}

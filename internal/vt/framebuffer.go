@@ -2,13 +2,6 @@ package vt
 
 import "slices"
 
-// Size limits: a resize beyond them is clamped, so a hostile peer cannot
-// make the emulator allocate without bound.
-const (
-	MaxCols = 1024 // columns
-	MaxRows = 512  // rows
-)
-
 // CursorStyle is the cursor shape set by DECSCUSR (CSI Ps SP q); the values
 // are Ps. The zero value is the terminal's default.
 type CursorStyle uint8

@@ -5,18 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// OSC limits.
-const (
-	// MaxTitle is the number of bytes of a title or icon name kept.
-	MaxTitle = 1024
-	// MaxLinks is the number of distinct hyperlink targets a framebuffer
-	// keeps; beyond it, unused ones are dropped, and if all are in use a
-	// new link is not recorded.
-	MaxLinks = 512
-	// MaxLinkLen is the longest hyperlink (params;URI) recorded.
-	MaxLinkLen = 4096
-)
-
 // OSCDispatch implements [Handler]: titles (0, 1, 2), hyperlinks (8) and
 // the clipboard (52). Other commands are ignored.
 func (t *terminal) OSCDispatch(data []byte, truncated bool) {
