@@ -70,11 +70,13 @@ func (t *Transport[L, R]) SentStateLast() uint64 {
 // has acknowledged.
 func (t *Transport[L, R]) SentStateAcked() uint64 { return t.sender.sent[0].num }
 
-// LastRoundtrip returns the send time of the newest local state the peer
-// has acknowledged, as of the last instruction received (Mosh's
-// last_roundtrip_success; the notification bar's "last reply"). It is the
-// zero time until an instruction arrives.
-func (t *Transport[L, R]) LastRoundtrip() time.Time { return t.roundtrip }
+// SentStateAckedTime returns when the newest local state the peer has
+// acknowledged was sent (Mosh's get_sent_state_acked_timestamp; the
+// creation time until an acknowledgement arrives). The client's
+// notification bar reports "last reply" from it. Port hopping uses the
+// same value as of the last instruction received, Mosh's
+// last_roundtrip_success, which counts as long ago before any.
+func (t *Transport[L, R]) SentStateAckedTime() time.Time { return t.sender.sent[0].at }
 
 // PortHopDue reports whether a client should move to a new local port
 // now: it has heard nothing acknowledging its sends for PortHopInterval,
