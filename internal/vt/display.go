@@ -8,8 +8,11 @@ package vt
 // Feeding NewFrame(true, a, b) to a gosh [Emulator] that shows a (having
 // reached it through earlier frames) makes it show b, as far as the
 // profile can express b; NewFrame(false, nil, b) does the same from any
-// state. A Display keeps scratch buffers and is not safe for concurrent
-// use.
+// screen content, assuming only that the terminal's own modes (autowrap
+// on, insert and origin mode off, ASCII character set) are at their
+// defaults, which no frame ever changes. The receiver's pending-wrap state
+// is never relied upon. A Display keeps scratch buffers and is not safe
+// for concurrent use.
 type Display struct {
 	caps    DisplayCaps
 	mask    renditionMask

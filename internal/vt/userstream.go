@@ -5,7 +5,7 @@ package vt
 type UserEvent struct {
 	Keys       []byte // the typed bytes, for a keystroke event
 	Resize     bool   // a resize event
-	Cols, Rows int    // the new size, for a resize event
+	Cols, Rows int    // the new size, for a resize event (as received: not validated)
 }
 
 // userSeg is a run of events: coalesced key bytes or one resize.

@@ -166,10 +166,14 @@ func FuzzUserStream(f *testing.F) {
 	f.Add(mustHex("0a061a0428503018"))
 	f.Add([]byte{0x0a, 0x04, 0x4a, 0x02, 0x08, 0x01})
 	f.Add([]byte{0x0a, 0xff})
+	f.Add([]byte("\xf5\xf5\xf5\xf500000")) // field number out of range (found by FuzzHostMessage)
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		s := vt.NewUserStream()
 		if err := s.Apply(msg); err != nil {
 			return
+		}
+		if err := proto.Unmarshal(msg, &userpb.UserMessage{}); err != nil {
+			t.Fatalf("accepted %x that the oracle rejects: %v", msg, err)
 		}
 		// Whatever was accepted re-encodes to a message that reproduces it.
 		r := vt.NewUserStream()

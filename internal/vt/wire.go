@@ -74,7 +74,7 @@ type field struct {
 func forEachField(msg []byte, fn func(f field) error) error {
 	for len(msg) > 0 {
 		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
+		if n < 0 || !num.IsValid() {
 			return ErrMalformed
 		}
 		msg = msg[n:]
