@@ -194,3 +194,17 @@ func mustHex(s string) []byte {
 	}
 	return b
 }
+
+func TestUserStreamRejectsMalformedExtension(t *testing.T) {
+	// A keystroke plus a resize whose body is cut short: protobuf (and
+	// Mosh) reject the whole message, so must we.
+	msg := []byte{0x0a, 0x07, 0x12, 0x03, 0x22, 0x01, 'k', 0x1a, 0x00}
+	msg = append(msg[:2:2], 0x12, 0x03, 0x22, 0x01, 'k', 0x1a, 0x02, 0x28, 0x80) // width varint unterminated
+	msg[1] = byte(len(msg) - 2)
+	if err := vt.NewUserStream().Apply(msg); err == nil {
+		t.Errorf("Apply(%x) accepted a malformed resize", msg)
+	}
+	if err := proto.Unmarshal(msg, &userpb.UserMessage{}); err == nil {
+		t.Errorf("oracle accepts %x", msg)
+	}
+}

@@ -118,6 +118,9 @@ func parseInstructions(msg []byte, fn func(in *instruction) error) error {
 		err := forEachField(f.bytes, func(e field) error {
 			if e.num < protowire.Number(len(in.has)) && e.typ == protowire.BytesType {
 				in.has[e.num], in.body[e.num] = true, e.bytes
+				// Every known extension must parse, as for protobuf's
+				// own decoder (and Mosh's).
+				return forEachField(e.bytes, func(field) error { return nil })
 			}
 			return nil
 		})
