@@ -113,6 +113,15 @@ type Cell struct {
 	comb  *string // combining characters after r (UTF-8), or nil
 }
 
+// set overwrites c field by field, writing the pointer only when it is
+// set, which keeps the GC write barrier off the hot paths.
+func (c *Cell) set(r rune, flags cellFlags, rend Rendition) {
+	c.r, c.flags, c.Rend = r, flags, rend
+	if c.comb != nil {
+		c.comb = nil
+	}
+}
+
 // NewCell returns a cell holding r, one or two columns wide as [Width]
 // says (a space or a non-printable r gives an empty cell).
 func NewCell(r rune, rend Rendition) Cell {

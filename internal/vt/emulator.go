@@ -70,7 +70,7 @@ func (t *terminal) PrintASCII(s []byte) {
 			if r == ' ' {
 				r = 0
 			}
-			cells[i] = Cell{r: r, Rend: rend}
+			cells[i].set(r, 0, rend)
 		}
 		fb.lastRune = rune(s[n-1])
 		fb.writes += uint64(n)
@@ -134,10 +134,10 @@ func (fb *Framebuffer) putCell(r rune, w int) {
 		r = 0
 	}
 	if w == 2 {
-		row.cells[x] = Cell{r: r, flags: cellWide, Rend: fb.rend}
-		row.cells[x+1] = Cell{flags: cellCont, Rend: fb.rend}
+		row.cells[x].set(r, cellWide, fb.rend)
+		row.cells[x+1].set(0, cellCont, fb.rend)
 	} else {
-		row.cells[x] = Cell{r: r, Rend: fb.rend}
+		row.cells[x].set(r, 0, fb.rend)
 	}
 	fb.combX, fb.combY = x, fb.y
 	fb.writes++

@@ -41,6 +41,12 @@ func (p *Parser) Feed(data []byte, h Handler) {
 				continue
 			}
 		}
+		if (p.state == sCSIParam || p.state == sCSIEntry) && p.need == 0 {
+			if n := p.csiFast(data[i:], h); n > 0 {
+				i += n
+				continue
+			}
+		}
 		b := data[i]
 		if p.need == 0 {
 			if b < 0x80 {
@@ -66,6 +72,30 @@ func (p *Parser) Feed(data []byte, h Handler) {
 			p.advance(r, h)
 		}
 	}
+}
+
+// csiFast consumes parameter bytes and a final byte of a control sequence
+// without going through the transition table (the same transitions, taken
+// directly), and returns how many bytes it used.
+func (p *Parser) csiFast(data []byte, h Handler) int {
+	i := 0
+	for ; i < len(data); i++ {
+		switch b := data[i]; {
+		case b >= '0' && b <= '9':
+			p.seq.Params.digit(b)
+		case b == ';' || b == ':':
+			p.seq.Params.next(b == ':')
+		case b >= 0x40 && b <= 0x7E:
+			p.seq.Final = rune(b)
+			p.state = sGround
+			h.CSIDispatch(&p.seq)
+			return i + 1
+		default:
+			return i
+		}
+		p.state = sCSIParam
+	}
+	return i
 }
 
 // decode runs one byte through the incremental UTF-8 decoder. It returns a

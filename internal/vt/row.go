@@ -83,7 +83,7 @@ func (r *Row) fill(x0, x1 int, rend Rendition) {
 		return
 	}
 	for i := range cs {
-		cs[i] = Cell{Rend: rend}
+		cs[i].set(0, 0, rend)
 	}
 }
 
