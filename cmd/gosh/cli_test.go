@@ -32,25 +32,25 @@ func TestConnectFlags(t *testing.T) {
 		want ConnectOptions // only the fields compared below
 	}{
 		{"host", []string{"alice@example.net"},
-			ConnectOptions{Destination: "alice@example.net", Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "alice@example.net", Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"command after dash", []string{"h", "--", "tmux", "attach"},
-			ConnectOptions{Destination: "h", Command: []string{"tmux", "attach"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Command: []string{"tmux", "attach"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"local", []string{"--local"},
-			ConnectOptions{Local: true, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Local: true, Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"local with command", []string{"--local", "--", "sh"},
-			ConnectOptions{Local: true, Command: []string{"sh"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Local: true, Command: []string{"sh"}, Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"direct", []string{"--direct", "127.0.0.1", "60001"},
-			ConnectOptions{Direct: true, DirectHost: "127.0.0.1", DirectPort: 60001, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Direct: true, DirectHost: "127.0.0.1", DirectPort: 60001, Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"server and ssh", []string{"--server=mosh-server", "--ssh=ssh -p 22", "h"},
-			ConnectOptions{Destination: "h", Server: "mosh-server", SSH: "ssh -p 22", Predict: "adaptive", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Server: "mosh-server", SSH: "ssh -p 22", Predict: "adaptive", BindServer: "ssh", Upload: "auto"}},
 		{"predict", []string{"--predict=never", "--predict-overwrite", "h"},
-			ConnectOptions{Destination: "h", Predict: "never", PredictOverwrite: true, Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Predict: "never", PredictOverwrite: true, Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"always short", []string{"-a", "h"},
-			ConnectOptions{Destination: "h", Predict: "always", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Predict: "always", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"family and port", []string{"-6", "-p", "60001:60010", "h"},
-			ConnectOptions{Destination: "h", Family: "inet6", Port: "60001:60010", Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Family: "inet6", Port: "60001:60010", Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 		{"verbose", []string{"-vv", "h"},
-			ConnectOptions{Destination: "h", Verbose: 2, Predict: "adaptive", Server: "gosh server", BindServer: "ssh"}},
+			ConnectOptions{Destination: "h", Verbose: 2, Predict: "adaptive", Server: "gosh server", BindServer: "ssh", Upload: "auto"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestConnectFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("connect %q: %v", tc.args, err)
 			}
-			got.Stdin, got.Stdout, got.Stderr = nil, nil, nil
+			got.Stdin, got.Stdout, got.Stderr, got.ctx = nil, nil, nil, nil
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("connect %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
 			}
@@ -139,9 +139,9 @@ func TestServerFlags(t *testing.T) {
 		{"mosh wrapper style", []string{"new", "-c", "256", "-s", "-l", "LANG=C.UTF-8", "-l", "LC_ALL=C.UTF-8"},
 			ServerOptions{Colors: 256, BindSSH: true, Locale: []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8"}}},
 		{"ip and port", []string{"new", "-i", "127.0.0.1", "-p", "60001"},
-			ServerOptions{BindIP: "127.0.0.1", PortLo: 60001, PortHi: 60001}},
-		{"range", []string{"new", "-p", "60001:60010"}, ServerOptions{PortLo: 60001, PortHi: 60010}},
-		{"kernel port", []string{"new", "-p", "0"}, ServerOptions{}},
+			ServerOptions{BindIP: "127.0.0.1", Ports: "60001"}},
+		{"range", []string{"new", "-p", "60001:60010"}, ServerOptions{Ports: "60001:60010"}},
+		{"kernel port", []string{"new", "-p", "0"}, ServerOptions{Ports: "0"}},
 		{"command", []string{"new", "-v", "--", "tmux", "attach", "-d"},
 			ServerOptions{Verbose: 1, Command: []string{"tmux", "attach", "-d"}}},
 		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
@@ -152,7 +152,7 @@ func TestServerFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("server %q: %v", tc.args, err)
 			}
-			got.Stdin, got.Stdout, got.Stderr = nil, nil, nil
+			got.Stdin, got.Stdout, got.Stderr, got.ctx = nil, nil, nil, nil
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("server %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
 			}

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -45,8 +46,20 @@ type ConnectOptions struct {
 	// Verbose is the -v count.
 	Verbose int
 
+	// Upload is the self-upload policy: auto, never or always.
+	Upload string
+	// RemoteBinary is a gosh binary to upload whatever the remote platform.
+	RemoteBinary string
+	// BinaryCache holds gosh-<os>-<arch> binaries for other platforms.
+	BinaryCache string
+	// SSHConfig is the ssh_config file to read instead of the defaults (-F).
+	SSHConfig string
+	// ConnectTimeout bounds the SSH connection; zero uses ssh_config's.
+	ConnectTimeout time.Duration
+
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	ctx            context.Context
 }
 
 // predictModes are the accepted --predict values, as mosh accepts them.
@@ -77,6 +90,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 				return err
 			}
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.ctx = cmd.Context()
 			return runF(o)
 		},
 	}
@@ -95,6 +109,11 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.BoolVarP(&neverPredict, "never-predict", "n", false, "same as --predict=never")
 	f.BoolVar(&o.PredictOverwrite, "predict-overwrite", false, "predicted characters overwrite instead of inserting")
 	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
+	f.StringVar(&o.Upload, "upload", "auto", "copy gosh to the remote when it has none: auto, never or always")
+	f.StringVar(&o.RemoteBinary, "remote-binary", "", "gosh binary to upload to the remote (for another OS or architecture)")
+	f.StringVar(&o.BinaryCache, "binary-cache", "", "directory of gosh-<os>-<arch> binaries for other platforms (default $GOSH_BINARY_CACHE or ~/.cache/gosh/<version>)")
+	f.StringVarP(&o.SSHConfig, "ssh-config", "F", "", "read this ssh_config file instead of ~/.ssh/config and /etc/ssh/ssh_config")
+	f.DurationVar(&o.ConnectTimeout, "connect-timeout", 0, "give up connecting over SSH after this long (default: ssh_config ConnectTimeout)")
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more (repeatable)")
 	return cmd
 }
@@ -167,6 +186,12 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	if _, ok := os.LookupEnv("MOSH_NO_TERM_INIT"); ok {
 		o.NoInit = true
 	}
+	if !oneOf(o.Upload, []string{"auto", "never", "always"}) {
+		return usagef("%s: bad --upload %q (want auto, never or always)", name, o.Upload)
+	}
+	if o.ConnectTimeout < 0 {
+		return usagef("%s: negative --connect-timeout", name)
+	}
 	return nil
 }
 
@@ -185,8 +210,4 @@ func oneOf(s string, set []string) bool {
 		}
 	}
 	return false
-}
-
-func runConnect(o *ConnectOptions) error {
-	return fmt.Errorf("connect: %w (the session client lands with issue 5)", errNotLanded)
 }

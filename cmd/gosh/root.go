@@ -96,8 +96,8 @@ and mosh-client works against gosh server.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
-		newConnectCmd(func(o *ConnectOptions) error { return runConnect(o) }),
-		newServerCmd(func(o *ServerOptions) error { return runServer(o) }),
+		newConnectCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
+		newServerCmd(func(o *ServerOptions) error { return runServer(o.ctx, o) }),
 		newBenchCmd(func(o *BenchOptions) error { return runBench(o) }),
 		newVersionCmd(stdout),
 	)

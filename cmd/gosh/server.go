@@ -1,11 +1,13 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/gosh-term/gosh/internal/session"
 	"github.com/spf13/cobra"
 )
 
@@ -16,9 +18,9 @@ type ServerOptions struct {
 	BindSSH bool
 	// BindIP is the numeric local address to bind (-i).
 	BindIP string
-	// PortLo and PortHi are the UDP port range to try (-p); both zero means
-	// the default range.
-	PortLo, PortHi uint16
+	// Ports is the UDP port or PORT:PORT2 range to try (-p) in mosh syntax;
+	// "" means the default range 60001-60999 and "0" a kernel-chosen port.
+	Ports string
 	// Colors is the client terminal's colour count (-c); 256 selects
 	// TERM=xterm-256color.
 	Colors int
@@ -32,6 +34,7 @@ type ServerOptions struct {
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	ctx            context.Context
 }
 
 func newServerCmd(runF func(*ServerOptions) error) *cobra.Command {
@@ -46,13 +49,27 @@ detaches, and runs the login shell (or COMMAND) in a pseudo-terminal.`,
 			return usagef("%s: missing subcommand 'new' (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 		},
 	}
-	server.AddCommand(newServerNewCmd(runF))
+	server.AddCommand(newServerNewCmd(runF), newServerDaemonCmd())
 	return server
+}
+
+// newServerDaemonCmd is the hidden command the session daemon runs as:
+// "gosh server new" re-executes the binary with it (Go cannot fork).
+func newServerDaemonCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    session.DaemonArgs[1],
+		Short:  "Run a session daemon (started by gosh server new)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return session.RunDaemon(cmd.Context())
+		},
+	}
 }
 
 func newServerNewCmd(runF func(*ServerOptions) error) *cobra.Command {
 	o := &ServerOptions{}
-	var port, colors, ignored string
+	var colors, ignored string
 	cmd := &cobra.Command{
 		Use:   "new [-s] [-v] [-i ADDR] [-p PORT[:PORT2]] [-c COLORS] [-l NAME=VALUE]... [-- COMMAND...]",
 		Short: "Start a new session and print its MOSH CONNECT line",
@@ -70,12 +87,10 @@ session idle for N seconds.`,
 				return usagef("%s: unexpected argument %q; put the command after --", name, pos[0])
 			}
 			o.Command = rest
-			if port != "" {
-				lo, hi, err := parsePortRange(port)
-				if err != nil {
+			if o.Ports != "" {
+				if _, _, err := parsePortRange(o.Ports); err != nil {
 					return usagef("%s: %v", name, err)
 				}
-				o.PortLo, o.PortHi = lo, hi
 			}
 			if colors != "" {
 				n, err := strconv.Atoi(colors)
@@ -93,6 +108,7 @@ session idle for N seconds.`,
 				return usagef("%s: -s and -i cannot be combined", name)
 			}
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.ctx = cmd.Context()
 			return runF(o)
 		},
 	}
@@ -100,7 +116,7 @@ session idle for N seconds.`,
 	f.SortFlags = false
 	f.BoolVarP(&o.BindSSH, "bind-ssh", "s", false, "bind to the local address of the SSH connection ($SSH_CONNECTION)")
 	f.StringVarP(&o.BindIP, "ip", "i", "", "numeric local address to bind")
-	f.StringVarP(&port, "port", "p", "", "UDP port or inclusive range PORT[:PORT2] (0 lets the kernel choose)")
+	f.StringVarP(&o.Ports, "port", "p", "", "UDP port or inclusive range PORT[:PORT2] (0 lets the kernel choose)")
 	f.StringVarP(&colors, "colors", "c", "", "colours of the client terminal (256 selects TERM=xterm-256color)")
 	f.StringArrayVarP(&o.Locale, "locale", "l", nil, "NAME=VALUE locale setting to use if the server's own locale is not UTF-8 (repeatable)")
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more and keep stderr open (repeatable)")
@@ -109,6 +125,15 @@ session idle for N seconds.`,
 	return cmd
 }
 
-func runServer(o *ServerOptions) error {
-	return fmt.Errorf("server: %w (the session server lands with issue 5)", errNotLanded)
+func runServer(ctx context.Context, o *ServerOptions) error {
+	stdin, _ := o.Stdin.(*os.File)
+	return session.Start(ctx, session.StartOptions{
+		BindSSH: o.BindSSH,
+		BindIP:  o.BindIP,
+		Ports:   o.Ports,
+		Colors:  o.Colors,
+		Locale:  o.Locale,
+		Verbose: o.Verbose,
+		Command: o.Command,
+	}, stdin, o.Stdout, o.Stderr)
 }

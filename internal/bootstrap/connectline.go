@@ -13,6 +13,7 @@ const (
 	connectPrefix        = "MOSH CONNECT "
 	sshConnectionPrefix  = "MOSH SSH_CONNECTION "
 	detachedPrefix       = "[mosh-server detached, pid = "
+	goshDetachedPrefix   = "[gosh server detached, pid = "
 	keyLen               = 22 // base64 of 16 bytes without "=="
 	maxLineLen           = 4096
 	maxCapturedStderrLen = 64 << 10
@@ -50,9 +51,14 @@ func ParseConnectLine(line string) (port uint16, key crypto.Key, ok bool) {
 }
 
 // parseDetachedLine returns the daemon's pid from mosh-server's
-// "[mosh-server detached, pid = N]" stderr line.
+// "[mosh-server detached, pid = N]" or gosh's "[gosh server detached, pid =
+// N]" stderr line.
 func parseDetachedLine(line string) (pid int, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimSpace(line), detachedPrefix)
+	line = strings.TrimSpace(line)
+	rest, found := strings.CutPrefix(line, detachedPrefix)
+	if !found {
+		rest, found = strings.CutPrefix(line, goshDetachedPrefix)
+	}
 	if !found {
 		return 0, false
 	}

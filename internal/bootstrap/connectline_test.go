@@ -53,6 +53,7 @@ func TestParseDetachedLine(t *testing.T) {
 		ok   bool
 	}{
 		{"[mosh-server detached, pid = 1234]", 1234, true},
+		{"[gosh server detached, pid = 4321]", 4321, true},
 		{"[mosh-server detached, pid = 1234]\r", 1234, true},
 		{"[mosh-server detached, pid = ]", 0, false},
 		{"[mosh-server detached, pid = 0]", 0, false},

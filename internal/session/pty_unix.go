@@ -44,7 +44,33 @@ func startShell(spec shellSpec) (*exec.Cmd, *os.File, error) {
 		return nil, nil, fmt.Errorf("session: starting %s: %w", argv0, err)
 	}
 	setIUTF8(ptmx)
-	return cmd, ptmx, nil
+	polled, err := pollable(ptmx)
+	if err != nil {
+		ptmx.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, nil, fmt.Errorf("session: %w", err)
+	}
+	return cmd, polled, nil
+}
+
+// pollable returns a non-blocking duplicate of the pty master, which the Go
+// runtime polls, so that closing it interrupts a pending Read or Write
+// (a blocking file's Close waits for them, and a program that never exits
+// would then hang the server). f is closed. The result must not be used
+// through Fd, which would make it blocking again.
+func pollable(f *os.File) (*os.File, error) {
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), nil
 }
 
 // shellArgv resolves the program to run: the given command, or the user's
@@ -90,7 +116,22 @@ func passwdShell(uid int) string {
 // resizePTY sets the window size of the pty, which signals SIGWINCH to its
 // foreground process group.
 func resizePTY(ptmx *os.File, cols, rows int) error {
-	return pty.Setsize(ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	return control(ptmx, func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
+	})
+}
+
+// control runs fn on f's descriptor without making it blocking.
+func control(f *os.File, fn func(fd int) error) error {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := sc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // isPTYClosed reports whether err from reading the pty master means the

@@ -1,0 +1,9 @@
+package session
+
+import "github.com/gosh-term/gosh/internal/vt"
+
+// goshCaps are the display capabilities a gosh peer advertises in the
+// transport's gosh_caps field (stock Mosh sends none and ignores ours). A
+// gosh server sends screen content beyond the stock Mosh set only to a
+// client that advertised it.
+const goshCaps = vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC

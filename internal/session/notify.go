@@ -1,0 +1,162 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Notification bar timing (mosh-wire.md section 11.3).
+const (
+	serverLateAfter  = 6500 * time.Millisecond  // "Last contact" after this long without a server state
+	replyLateAfter   = 10000 * time.Millisecond // "Last reply" after this long without an ack
+	messageLife      = 1000 * time.Millisecond  // ordinary messages
+	errorMessageLife = 3100 * time.Millisecond  // network errors
+	barRefresh       = time.Second              // while counting up
+	barRefreshSlow   = 3 * time.Second          // once over a minute
+)
+
+// notifier is the client's notification bar: a message and the "Last
+// contact N seconds ago" warning, drawn over the top row. It is a pure
+// core: the loop passes the time.
+//
+// notifier is not safe for concurrent use.
+type notifier struct {
+	hint       string // " [To quit: Ctrl-^ .]", or "" if the escape key is disabled
+	msg        string
+	permanent  bool
+	expires    time.Time
+	lastServer time.Time // newest server state (or the start)
+	lastReply  time.Time // send time of the newest state the server acked (or the start)
+}
+
+func newNotifier(now time.Time, hint string) *notifier {
+	return &notifier{hint: hint, lastServer: now, lastReply: now}
+}
+
+// Set shows msg: until replaced if permanent, else for life.
+func (n *notifier) Set(msg string, permanent bool, life time.Duration, now time.Time) {
+	if n.permanent && !permanent {
+		return
+	}
+	n.msg, n.permanent, n.expires = msg, permanent, now.Add(life)
+}
+
+// Clear removes a non-permanent message.
+func (n *notifier) Clear() {
+	if !n.permanent {
+		n.msg = ""
+	}
+}
+
+// ServerHeard records a new server state, and the send time of the newest
+// local state the server has acknowledged.
+func (n *notifier) ServerHeard(now, acked time.Time) {
+	n.lastServer = now
+	if acked.After(n.lastReply) {
+		n.lastReply = acked
+	}
+}
+
+// Text is the bar's text at now, or "" if no bar is shown.
+func (n *notifier) Text(now time.Time) string {
+	if n.msg != "" && !n.permanent && !now.Before(n.expires) {
+		n.msg = ""
+	}
+	serverLate := now.Sub(n.lastServer) > serverLateAfter
+	replyLate := now.Sub(n.lastReply) > replyLateAfter
+	if n.msg == "" && !serverLate && !replyLate {
+		return ""
+	}
+	what, since := "contact", n.lastServer
+	if !serverLate {
+		what, since = "reply", n.lastReply
+	}
+	elapsed := now.Sub(since)
+	switch {
+	case n.msg == "":
+		return fmt.Sprintf("gosh: Last %s %s ago.%s", what, humanDuration(elapsed, false), n.hint)
+	case !serverLate && !replyLate:
+		return "gosh: " + n.msg + n.hint
+	default:
+		return fmt.Sprintf("gosh: %s (%s without %s.)%s", n.msg, humanDuration(elapsed, true), what, n.hint)
+	}
+}
+
+// humanDuration formats whole seconds as mosh's bar does.
+func humanDuration(d time.Duration, short bool) string {
+	s := int(d / time.Second)
+	switch {
+	case s < 60 && short:
+		return fmt.Sprintf("%d s", s)
+	case s < 60:
+		if s == 1 {
+			return "1 second"
+		}
+		return fmt.Sprintf("%d seconds", s)
+	case s < 3600:
+		return fmt.Sprintf("%d:%02d", s/60, s%60)
+	default:
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, (s/60)%60, s%60)
+	}
+}
+
+// NextDeadline is when the bar's text may next change, or the zero time.
+func (n *notifier) NextDeadline(now time.Time) time.Time {
+	var d time.Time
+	earliest := func(t time.Time) {
+		if d.IsZero() || t.Before(d) {
+			d = t
+		}
+	}
+	if n.msg != "" && !n.permanent {
+		earliest(n.expires)
+	}
+	if n.Text(now) != "" {
+		step := barRefresh
+		if now.Sub(n.lastServer) > time.Minute {
+			step = barRefreshSlow
+		}
+		earliest(now.Add(step))
+	} else {
+		earliest(n.lastServer.Add(serverLateAfter + time.Millisecond))
+		earliest(n.lastReply.Add(replyLateAfter + time.Millisecond))
+	}
+	return d
+}
+
+// barText and barBack are the bar's renditions: bold white on blue text over
+// white-on-blue blanks (SGR 0;1;37;44).
+var (
+	barBack = vt.Rendition{FG: vt.PaletteColor(7), BG: vt.PaletteColor(4)}
+	barText = vt.Rendition{FG: vt.PaletteColor(7), BG: vt.PaletteColor(4), Attrs: vt.AttrBold}
+)
+
+// Apply draws the bar over the top row of fb (a clone the caller owns).
+func (n *notifier) Apply(fb *vt.Framebuffer, now time.Time) {
+	text := n.Text(now)
+	if text == "" {
+		return
+	}
+	w := fb.Width()
+	x := 0
+	for _, r := range text {
+		c := vt.NewCell(r, barText)
+		cw := c.Width()
+		if cw <= 0 {
+			continue
+		}
+		if x+cw > w {
+			break
+		}
+		fb.SetCell(x, 0, c)
+		x += cw
+	}
+	for ; x < w; x++ {
+		fb.SetCell(x, 0, vt.NewCell(' ', barBack))
+	}
+	if _, y := fb.Cursor(); y == 0 {
+		fb.SetCursorVisible(false)
+	}
+}

@@ -1,0 +1,456 @@
+//go:build unix
+
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Server lifetime limits (mosh-wire.md section 1.6).
+const (
+	// noClientTimeout ends a server that never hears from a client.
+	noClientTimeout = 60 * time.Second
+	// ptyReadSize is the most pty output read at once.
+	ptyReadSize = 32 << 10
+	// maxPTYBacklog bounds the user input queued for an application that
+	// does not read it; beyond it input is dropped (and logged) rather than
+	// blocking the session.
+	maxPTYBacklog = 16 << 20
+	// childExitGrace is how long the server waits for the shell to exit
+	// after hanging up its terminal before killing it.
+	childExitGrace = 2 * time.Second
+)
+
+// ServerConfig describes one server session: the program to run and the
+// server's lifetime rules.
+type ServerConfig struct {
+	// Command replaces the login shell when non-empty.
+	Command []string
+	// Env is the program's environment; see serverEnv.
+	Env []string
+	// Dir is its working directory.
+	Dir string
+	// Cols and Rows are the initial terminal size.
+	Cols, Rows int
+	// MOTD is shown on the screen before the program starts (the login
+	// message of the day).
+	MOTD []byte
+	// NetworkTimeout, when positive, ends the session after that long
+	// without a new state from the client (MOSH_SERVER_NETWORK_TMOUT).
+	NetworkTimeout time.Duration
+	// SignalTimeout, when positive, makes SIGUSR1 end the session only if the
+	// client has been silent that long (MOSH_SERVER_SIGNAL_TMOUT); otherwise
+	// SIGUSR1 always ends it.
+	SignalTimeout time.Duration
+	// Logf receives the server's log; nil discards it.
+	Logf func(format string, args ...any) `json:"-"`
+}
+
+// Serve runs a server session on conn with key until the session ends: the
+// program exits and the client acknowledges the shutdown, the client shuts
+// down, no client ever connects, a timeout expires, or ctx is cancelled.
+// It closes conn before returning.
+func Serve(ctx context.Context, cfg ServerConfig, conn *ssp.Conn, key gcrypto.Key) error {
+	s, err := newServer(cfg, conn, key)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	return s.run(ctx)
+}
+
+// newServer starts the program in its terminal; run then serves it.
+func newServer(cfg ServerConfig, conn *ssp.Conn, key gcrypto.Key) (*server, error) {
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	cols, rows := clampSize(cfg.Cols, cfg.Rows)
+	cmd, ptmx, err := startShell(shellSpec{Command: cfg.Command, Env: cfg.Env, Dir: cfg.Dir, Cols: cols, Rows: rows})
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	term := vt.NewComplete(cols, rows)
+	if len(cfg.MOTD) > 0 {
+		term.Feed(cfg.MOTD, nil)
+	}
+	tr, err := ssp.NewTransport(ssp.Config{
+		Key:         key,
+		Server:      true,
+		MaxDatagram: ssp.DatagramBudget(conn.LocalAddr().Addr()),
+		LocalCaps:   uint64(goshCaps),
+		Logf:        logf,
+	}, term, vt.NewUserStream(), now)
+	if err != nil {
+		ptmx.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
+	return &server{
+		cfg: cfg, logf: logf, tr: tr, term: term, conn: conn, ptmx: ptmx, cmd: cmd, start: now,
+		ptyOut:    make(chan []byte),
+		writeReq:  make(chan []byte),
+		writeDone: make(chan error, 1),
+		done:      make(chan struct{}),
+	}, nil
+}
+
+// clampSize keeps a requested terminal size within what the emulator
+// supports, defaulting to 80×24.
+func clampSize(cols, rows int) (int, int) {
+	if cols <= 0 || rows <= 0 {
+		return 80, 24
+	}
+	return min(cols, vt.MaxCols), min(rows, vt.MaxRows)
+}
+
+// server is one running server session.
+type server struct {
+	cfg   ServerConfig
+	logf  func(string, ...any)
+	start time.Time
+
+	// Owned by run:
+	tr        *ssp.Transport[*vt.Complete, *vt.UserStream]
+	term      *vt.Complete // tr.Current()
+	conn      *ssp.Conn
+	keys      keyTranslator
+	echo      echoAcker
+	queue     [][]byte // input waiting to be written to the pty
+	queued    int      // bytes in queue
+	writing   bool     // the writer goroutine holds queue[0]
+	remoteNum uint64   // newest client state processed
+	connected bool     // a client state has arrived
+	target    netip.AddrPort
+	shellGone bool
+	exit      bool // end the session at the next iteration
+	reply     []byte
+
+	// Inputs to run:
+	ptmx      *os.File
+	cmd       *exec.Cmd
+	ptyOut    chan []byte // pty output; closed when the program's terminal is gone
+	writeReq  chan []byte // to the pty writer
+	writeDone chan error  // from the pty writer
+	done      chan struct{}
+	wg        sync.WaitGroup
+}
+
+// run is the server's session loop (the run loop: the one owner of the
+// session's state and its one timer; STYLE.md rule 3).
+func (s *server) run(ctx context.Context) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+
+	s.wg.Add(2)
+	go s.readPTY()
+	go s.writePTY()
+	defer s.stop()
+
+	ctxDone := ctx.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		if exit, err := s.housekeeping(now); exit {
+			return err
+		}
+		if err := s.send(now); err != nil {
+			return err
+		}
+		timer.Reset(max(time.Until(s.deadline(now)), 0))
+
+		var writeCh chan []byte
+		var head []byte
+		if len(s.queue) > 0 && !s.writing {
+			writeCh, head = s.writeReq, s.queue[0]
+		}
+		select {
+		case d, ok := <-s.conn.Datagrams():
+			if !ok {
+				return errors.New("session: UDP socket closed")
+			}
+			s.receive(d)
+		case b, ok := <-s.ptyOut:
+			if !ok {
+				s.ptyOut = nil
+				s.shellExited(time.Now())
+				continue
+			}
+			s.reply = s.term.Feed(b, s.reply[:0])
+			if len(s.reply) > 0 {
+				s.enqueue(append([]byte(nil), s.reply...))
+			}
+		case writeCh <- head:
+			s.writing = true
+		case err := <-s.writeDone:
+			s.writing = false
+			s.queued -= len(s.queue[0])
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if err != nil && !s.shellGone {
+				s.logf("writing to the terminal: %v", err)
+				s.shellExited(time.Now())
+			}
+		case sig := <-sigs:
+			s.exit = s.exit || s.signal(sig, time.Now())
+		case <-ctxDone:
+			ctxDone = nil
+			s.exit = s.exit || s.startShutdown(time.Now())
+		case <-timer.C:
+		}
+	}
+}
+
+// housekeeping applies the time-based rules of an iteration and reports
+// whether the session is over.
+func (s *server) housekeeping(now time.Time) (exit bool, err error) {
+	if n, ok := s.echo.Take(now); ok && !s.tr.ShutdownInProgress() {
+		s.term.SetEchoAck(n)
+	}
+	if peer := s.tr.PeerCaps(); peer != 0 {
+		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
+	}
+	if a, ok := s.tr.RemoteAddr(); ok && a != s.target {
+		s.target = a
+		s.logf("Server now attached to client at %v", a)
+	} else if !ok && s.target.IsValid() {
+		s.target = netip.AddrPort{}
+		s.logf("Server now detached from client.")
+	}
+	switch {
+	case s.exit:
+		return true, nil
+	case s.tr.ShutdownInProgress() && s.tr.ShutdownAcknowledged():
+		s.logf("Shutdown acknowledged by the client.")
+		return true, nil
+	case s.tr.ShutdownInProgress() && s.tr.ShutdownAckTimedOut(now):
+		s.logf("The client did not acknowledge the shutdown.")
+		return true, nil
+	case s.tr.CounterpartyShutdownAckSent():
+		s.logf("The client shut down the session.")
+		return true, nil
+	case !s.connected && now.Sub(s.start) >= noClientTimeout:
+		s.logf("No connection within %d seconds.", int(noClientTimeout/time.Second))
+		return true, nil
+	case s.connected && s.cfg.NetworkTimeout > 0 && now.Sub(s.tr.LastHeard()) >= s.cfg.NetworkTimeout:
+		s.logf("Network idle for %d seconds.", int(now.Sub(s.tr.LastHeard())/time.Second))
+		return true, nil
+	}
+	return false, nil
+}
+
+// send writes what the transport has to send now.
+func (s *server) send(now time.Time) error {
+	out, err := s.tr.Tick(now)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	to, ok := s.tr.RemoteAddr()
+	if !ok {
+		return nil
+	}
+	for _, d := range out {
+		if err := s.conn.WriteTo(d, to); err != nil {
+			if ssp.IsMessageTooLong(err) {
+				_ = s.tr.SetMaxDatagram(ssp.FallbackDatagram)
+			}
+			s.logf("sendto: %v", err)
+		}
+	}
+	return nil
+}
+
+// deadline is when the loop must wake up next, whatever else happens.
+func (s *server) deadline(now time.Time) time.Time {
+	d := now.Add(time.Hour)
+	earliest := func(t time.Time) {
+		if !t.IsZero() && t.Before(d) {
+			d = t
+		}
+	}
+	earliest(s.tr.NextDeadline())
+	earliest(s.echo.NextDeadline())
+	if !s.connected {
+		earliest(s.start.Add(noClientTimeout))
+	} else if s.cfg.NetworkTimeout > 0 {
+		earliest(s.tr.LastHeard().Add(s.cfg.NetworkTimeout))
+	}
+	if s.tr.ShutdownInProgress() {
+		earliest(now.Add(ssp.SendIntervalMax)) // to notice ShutdownAckTimedOut
+	}
+	return d
+}
+
+// receive hands a datagram to the transport and acts on new client input.
+func (s *server) receive(d ssp.Datagram) {
+	if err := s.tr.Receive(d.At, d.Data, d.From); err != nil {
+		s.logf("dropped datagram from %v: %v", d.From, err)
+		return
+	}
+	if n := s.tr.RemoteNum(); n != s.remoteNum && n != ssp.ShutdownNum {
+		s.remoteNum = n
+		s.connected = true
+		s.processInput(d.At)
+	}
+}
+
+// processInput applies the user events of the newest client state: resizes
+// (only the last of a run counts) and keystrokes, translated for DECCKM.
+func (s *server) processInput(now time.Time) {
+	in := vt.NewUserStream()
+	if err := in.Apply(s.tr.RemoteDiff()); err != nil {
+		s.logf("bad user input: %v", err)
+		return
+	}
+	events := in.EventsSince(0)
+	var keys []byte
+	for i, ev := range events {
+		if ev.Resize {
+			if i+1 < len(events) && events[i+1].Resize {
+				continue
+			}
+			cols, rows := clampSize(ev.Cols, ev.Rows)
+			if err := resizePTY(s.ptmx, cols, rows); err != nil && !s.shellGone {
+				s.logf("resizing the terminal: %v", err)
+			}
+			s.term.Resize(cols, rows)
+			continue
+		}
+		keys = s.keys.Translate(keys, ev.Keys, s.term.AppCursorKeys())
+	}
+	if len(keys) > 0 {
+		s.enqueue(keys)
+	}
+	if len(events) > 0 {
+		s.echo.Record(s.remoteNum, now)
+	}
+}
+
+// enqueue queues bytes for the program, never blocking the loop.
+func (s *server) enqueue(b []byte) {
+	if s.shellGone {
+		return
+	}
+	if s.queued+len(b) > maxPTYBacklog {
+		s.logf("the application is not reading its input; dropped %d bytes", len(b))
+		return
+	}
+	s.queue = append(s.queue, b)
+	s.queued += len(b)
+}
+
+// shellExited starts the end of the session when the program's terminal
+// is gone.
+func (s *server) shellExited(now time.Time) {
+	if s.shellGone {
+		return
+	}
+	s.shellGone = true
+	if s.writing { // the writer holds the head; it reports back
+		s.queue, s.queued = s.queue[:1], len(s.queue[0])
+	} else {
+		s.queue, s.queued = nil, 0
+	}
+	s.exit = s.exit || s.startShutdown(now)
+}
+
+// startShutdown starts the shutdown handshake, or reports that the session
+// can end at once because no client is attached.
+func (s *server) startShutdown(now time.Time) (exitNow bool) {
+	if _, ok := s.tr.RemoteAddr(); !ok || !s.connected {
+		return true
+	}
+	if !s.tr.ShutdownInProgress() {
+		s.tr.StartShutdown(now)
+	}
+	return false
+}
+
+// signal handles SIGTERM, SIGINT and SIGUSR1.
+func (s *server) signal(sig os.Signal, now time.Time) (exitNow bool) {
+	if sig == syscall.SIGUSR1 && s.cfg.SignalTimeout > 0 {
+		idle := now.Sub(s.tr.LastHeard())
+		if s.connected && idle < s.cfg.SignalTimeout {
+			return false
+		}
+		s.logf("Network idle for %d seconds when SIGUSR1 received", int(idle/time.Second))
+	}
+	return s.startShutdown(now)
+}
+
+// readPTY is the pty feeder: it forwards the program's output to the loop.
+func (s *server) readPTY() {
+	defer s.wg.Done()
+	defer close(s.ptyOut)
+	for {
+		buf := make([]byte, ptyReadSize)
+		n, err := s.ptmx.Read(buf)
+		if n > 0 {
+			select {
+			case s.ptyOut <- buf[:n]:
+			case <-s.done:
+				return
+			}
+		}
+		if err != nil {
+			if !isPTYClosed(err) {
+				s.logf("reading the terminal: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// writePTY writes queued input to the program; a slow reader blocks only
+// this goroutine, never the loop.
+func (s *server) writePTY() {
+	defer s.wg.Done()
+	for {
+		select {
+		case b := <-s.writeReq:
+			_, err := s.ptmx.Write(b)
+			select {
+			case s.writeDone <- err:
+			case <-s.done:
+				return
+			}
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// stop hangs up the program's terminal, reaps the program and waits for the
+// feeders.
+func (s *server) stop() {
+	close(s.done)
+	s.ptmx.Close() // hangs up the terminal: SIGHUP to the program, EIO/EOF to readers
+	s.wg.Wait()
+	exited := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(childExitGrace):
+		_ = s.cmd.Process.Kill()
+		<-exited
+	}
+	s.conn.Close()
+}
