@@ -55,7 +55,7 @@
 // more than linear time: at most [MaxParams] parameters, values above
 // [MaxParamValue] read as absent, [MaxOSC] bytes of OSC string, titles cut
 // at [MaxTitle] bytes, [MaxLinks] hyperlink targets of [MaxLinkLen] bytes,
-// REP limited to one screenful, and sizes clamped to [MaxCols]×[MaxRows].
+// REP limited to one line, and sizes clamped to [MaxCols]×[MaxRows].
 //
 // # Display profiles
 //

@@ -47,8 +47,10 @@ func (e *Emulator) Clone() *Emulator {
 func (t *terminal) Print(r rune) { t.fb.print(r) }
 
 // PrintASCII implements [Handler]: the fast path for runs of ASCII text.
-func (t *terminal) PrintASCII(s []byte) {
-	fb := t.fb
+func (t *terminal) PrintASCII(s []byte) { t.fb.printASCII(s) }
+
+// printASCII prints a run of bytes 0x20–0x7E.
+func (fb *Framebuffer) printASCII(s []byte) {
 	if fb.cs.active() || fb.insert {
 		for _, b := range s {
 			fb.print(rune(b))
@@ -174,17 +176,29 @@ func (fb *Framebuffer) combine(r rune) {
 }
 
 // repeat implements REP: print the last graphic character n more times,
-// at most once per cell of the screen.
+// at most one line's worth (the screen width), so that a REP costs no more
+// than an erase; ncurses, its main user, repeats only within a line.
 func (fb *Framebuffer) repeat(n int) {
 	if fb.lastRune == 0 {
 		return
 	}
 	r := fb.lastRune
-	n = min(n, fb.w*fb.h)
+	n = min(n, fb.w)
 	saved := fb.cs
 	fb.cs = charsetState{} // already translated
-	for range n {
-		fb.print(r)
+	if r >= 0x20 && r < 0x7F && !fb.insert {
+		if cap(fb.repBuf) < n {
+			fb.repBuf = make([]byte, n)
+		}
+		buf := fb.repBuf[:n]
+		for i := range buf {
+			buf[i] = byte(r)
+		}
+		fb.printASCII(buf)
+	} else {
+		for range n {
+			fb.print(r)
+		}
 	}
 	fb.cs = saved
 }

@@ -319,7 +319,7 @@ func TestWrap(t *testing.T) {
 			"\x1b[3b", // REP 3
 		}, want: []string{"abbbb"}, cursor: [2]int{5, 0}},
 		{name: "REP huge count is clamped", w: 3, h: 2, input: []string{"x",
-			"\x1b[65535b", // REP 65535: clamped to one screenful (6)
+			"\x1b[65535b", // REP 65535: clamped to the screen width (3)
 		}, want: []string{"xxx", "x"}, cursor: [2]int{1, 1}},
 	})
 }

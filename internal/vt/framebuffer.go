@@ -99,6 +99,7 @@ type Framebuffer struct {
 	cs           charsetState
 	combX, combY int // cell of the last printed grapheme, or -1
 	lastRune     rune
+	repBuf       []byte // scratch for REP
 	mainRows     []*Row // the normal screen while the alternate one is shown
 	altSaved     savedCursor
 }
@@ -171,7 +172,7 @@ func (fb *Framebuffer) Clone() *Framebuffer {
 	c := *fb
 	c.rows = slices.Clone(fb.rows)
 	c.mainRows = slices.Clone(fb.mainRows)
-	c.scratch = nil
+	c.scratch, c.repBuf = nil, nil
 	fb.owner, c.owner = new(rowOwner), new(rowOwner)
 	fb.links = fb.links[:len(fb.links):len(fb.links)]
 	c.links = fb.links

@@ -82,6 +82,12 @@ func FuzzEmulator(f *testing.F) {
 		if err := checkInvariants(e.Framebuffer()); err != nil {
 			t.Fatal(err)
 		}
+		if split%3 != 0 { // where a write is split does not matter
+			whole := NewEmulator(int(w%100)+1, int(h%40)+1)
+			if r := whole.Feed(data, nil); string(r) != string(reply) || !whole.Framebuffer().Equal(e.Framebuffer()) {
+				t.Fatalf("feeding %q at once differs from feeding it split at %d", data, cut)
+			}
+		}
 	})
 }
 
