@@ -99,7 +99,10 @@ func (c *Complete) Diff(from *Complete) []byte {
 
 // Apply applies a HostMessage: for each instruction, host bytes are fed
 // to the emulator (answers to queries are discarded), a resize resizes it
-// and an echo ack is recorded. Unknown extensions are ignored. On error c
+// and an echo ack is recorded. Host bytes are interpreted with the
+// emulator's hidden modes at the defaults a differ assumes (full-screen
+// scroll region, no origin or insert mode, autowrap, ASCII, no pending
+// wrap), which they already are unless c is a copy of a server's state. Unknown extensions are ignored. On error c
 // may be partly updated; the transport applies diffs to a clone.
 func (c *Complete) Apply(diff []byte) error {
 	return parseInstructions(diff, func(in *instruction) error {
@@ -109,6 +112,7 @@ func (c *Complete) Apply(diff []byte) error {
 			if err != nil {
 				return err
 			}
+			c.emu.Framebuffer().assumeDiffModes()
 			c.emu.Feed(hs, nil)
 		case in.has[extResize]:
 			cols, rows, err := parseResize(in.body[extResize])

@@ -99,6 +99,14 @@ func TestCompleteRoundTrip(t *testing.T) {
 			if client.EchoAck() != sent.EchoAck() {
 				t.Fatalf("echo ack %d, want %d", client.EchoAck(), sent.EchoAck())
 			}
+			// The transport's contract: applying Diff to a copy of the
+			// state it was computed from gives an Equal state.
+			copyOfPrev := prev.Clone()
+			if err := copyOfPrev.Apply(sent.Diff(prev)); err != nil || !copyOfPrev.Equal(sent) {
+				t.Fatalf("step %d: Apply(Diff(prev)) to prev is not Equal to sent (%v): %s\nbells %d %d", i, err,
+					vttest.Diff(sent.Framebuffer(), copyOfPrev.Framebuffer(), vt.WireDisplayCaps(caps)),
+					sent.Framebuffer().Bell(), copyOfPrev.Framebuffer().Bell())
+			}
 			prev = sent
 		}
 	}

@@ -46,6 +46,11 @@ const (
 	// MaxLinkLen is the longest hyperlink (params;URI) recorded.
 	MaxLinkLen = 4096
 
+	// maxBells is the most BELs one frame sends: one per bell rung since
+	// the last frame (Mosh sends one), so that a receiver's bell counter
+	// follows the sender's in all but floods.
+	maxBells = 8
+
 	// MaxCols and MaxRows bound the screen size; a resize beyond them is
 	// clamped.
 	MaxCols = 1024

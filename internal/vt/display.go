@@ -44,6 +44,7 @@ type frame struct {
 	link       string    // current hyperlink target
 	contRow    int       // row whose first cell must be printed next (autowrap), or -1
 	init       bool
+	lastKnown  bool // last was given (a bell counter to compare with)
 }
 
 // NewFrame appends to dst the bytes that change a terminal showing last
@@ -55,10 +56,11 @@ type frame struct {
 // cursor style, rendition, hyperlink, then the mirrored modes (bracketed
 // paste, mouse reporting, focus events, mouse encoding).
 func (d *Display) NewFrame(dst []byte, initialized bool, last, next *Framebuffer) []byte {
+	lastKnown := last != nil
 	if last == nil {
 		last, initialized = NewFramebuffer(next.w, next.h), false
 	}
-	f := frame{d: d, out: dst, last: last, next: next, w: next.w, h: next.h, contRow: -1}
+	f := frame{d: d, out: dst, last: last, next: next, w: next.w, h: next.h, contRow: -1, lastKnown: lastKnown}
 	f.init = initialized
 	f.preamble()
 	f.startState()
@@ -76,8 +78,16 @@ func (d *Display) NewFrame(dst []byte, initialized bool, last, next *Framebuffer
 // preamble emits bell, titles, clipboard and reverse video (steps 1–4).
 func (f *frame) preamble() {
 	last, next, caps := f.last, f.next, f.d.caps
-	if next.bell != last.bell {
-		f.out = append(f.out, '\a')
+	if f.lastKnown && next.bell != last.bell {
+		// One BEL per bell rung since last, up to maxBells, so that the
+		// receiver's counter follows.
+		n := uint64(1)
+		if next.bell > last.bell {
+			n = min(next.bell-last.bell, maxBells)
+		}
+		for range n {
+			f.out = append(f.out, '\a')
+		}
 	}
 	if caps.Titles && next.titleSet && (!f.init || next.title != last.title || next.icon != last.icon) {
 		f.titles()

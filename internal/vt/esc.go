@@ -62,8 +62,6 @@ func (fb *Framebuffer) fullReset() {
 	fb.eraseRows(0, fb.h)
 	fb.resetState()
 	fb.title, fb.icon = "", ""
-	if fb.clip.Data != "" || fb.clip.Selection != "" {
-		fb.clip = Clipboard{Seq: fb.clip.Seq + 1}
-	}
+	fb.clip = Clipboard{}
 	fb.links = nil
 }

@@ -39,11 +39,11 @@ type Modes struct {
 	AltScreen      bool          // ?47, ?1047, ?1049 active (not transmitted)
 }
 
-// Clipboard is the last OSC 52 selection set by the host.
+// Clipboard is the last OSC 52 selection set by the host. As in Mosh,
+// copying the same text again is not a change.
 type Clipboard struct {
 	Selection string // the Pc parameter, e.g. "c"
 	Data      string // base64 as sent (not validated), or "?" for a query
-	Seq       uint64 // incremented on every set, so a repeated copy shows
 }
 
 // savedCursor is what DECSC saves.
@@ -273,8 +273,8 @@ func (fb *Framebuffer) SetTitle(icon, title string) {
 
 // Equal reports whether fb and o display the same thing: size, rows (cells
 // and wrap flags), cursor position, visibility and style, drawing
-// rendition, reverse video, the mirrored modes, titles, clipboard, bell
-// counter and hyperlink targets. Emulator-internal state (scroll region,
+// rendition, reverse video, the mirrored modes, titles, clipboard data
+// (the selection name is not shown), bell counter and hyperlink targets. Emulator-internal state (scroll region,
 // tabs, saved cursor, DECCKM, insert/origin/autowrap modes) is ignored.
 func (fb *Framebuffer) Equal(o *Framebuffer) bool { return fb.equalMasked(o, fullMask, true) }
 
@@ -285,7 +285,7 @@ func (fb *Framebuffer) equalMasked(o *Framebuffer, m renditionMask, style bool) 
 	if fb.w != o.w || fb.h != o.h || fb.x != o.x || fb.y != o.y ||
 		fb.cursorHidden != o.cursorHidden || m.apply(fb.rend) != m.apply(o.rend) ||
 		fb.bell != o.bell || fb.titleSet != o.titleSet || fb.title != o.title ||
-		fb.icon != o.icon || fb.clip != o.clip || !shownModesEqual(fb.modes, o.modes) ||
+		fb.icon != o.icon || fb.clip.Data != o.clip.Data || !shownModesEqual(fb.modes, o.modes) ||
 		(style && fb.cursorStyle != o.cursorStyle) {
 		return false
 	}

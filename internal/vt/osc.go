@@ -28,7 +28,7 @@ func (t *terminal) OSCDispatch(data []byte, truncated bool) {
 	case "52":
 		sel, d, ok := bytes.Cut(rest, []byte{';'})
 		if ok && !truncated {
-			fb.clip = Clipboard{Selection: string(sel), Data: string(d), Seq: fb.clip.Seq + 1}
+			fb.clip = Clipboard{Selection: string(sel), Data: string(d)}
 		}
 	}
 }

@@ -193,3 +193,13 @@ func (fb *Framebuffer) resizeTabs(oldW int) {
 	}
 	fb.tabs, fb.tabsShared = tabs, false
 }
+
+// assumeDiffModes puts the modes that frames never change but rely on
+// back to their defaults: full-screen scroll region, origin and insert
+// mode off, autowrap on, ASCII character set, no pending wrap.
+func (fb *Framebuffer) assumeDiffModes() {
+	fb.top, fb.bottom = 0, fb.h-1
+	fb.origin, fb.insert, fb.noAutowrap = false, false, false
+	fb.cs = charsetState{}
+	fb.wrapNext = false
+}

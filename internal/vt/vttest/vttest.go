@@ -51,8 +51,8 @@ func Render(fb *vt.Framebuffer) string {
 // capabilities caps would see them (renditions through
 // [vt.DisplayCaps.Shown], hyperlinks by target, the cursor style only with
 // [vt.CapCursorStyle]). It returns "" if they match, else a description of
-// up to five differences. Bell counters and clipboard sequence numbers are
-// not compared (they count events, which a differ coalesces).
+// up to five differences. Bell counters are not compared (a differ sends
+// at most a few bells per frame).
 func Diff(want, got *vt.Framebuffer, caps vt.DisplayCaps) string {
 	var out []string
 	add := func(format string, args ...any) {
