@@ -310,6 +310,9 @@ func (fb *Framebuffer) linksEqual(o *Framebuffer) bool {
 	}
 	for y, r := range fb.rows {
 		or := o.rows[y]
+		if r == or {
+			continue // a shared row: same ids, same targets
+		}
 		for x := range r.cells {
 			a, b := r.cells[x].Rend.Link, or.cells[x].Rend.Link
 			if (a|b) != 0 && fb.Link(a) != o.Link(b) {
