@@ -193,7 +193,9 @@ func (c Cell) AppendText(dst []byte) []byte {
 // Text returns the grapheme of c as [Cell.AppendText] writes it.
 func (c Cell) Text() string { return string(c.AppendText(nil)) }
 
-// Equal reports whether a and b show the same thing.
+// Equal reports whether c and o are the same cell: grapheme, width and
+// rendition, including the hyperlink id (ids are only comparable within
+// one framebuffer and its clones).
 func (c Cell) Equal(o Cell) bool {
 	if c.r != o.r || c.flags != o.flags || c.Rend != o.Rend {
 		return false
