@@ -185,3 +185,24 @@ func Dump(screen []string) string {
 	}
 	return b.String()
 }
+
+// Paste types text as one paste (tmux's paste-buffer), as a terminal
+// delivers a clipboard paste.
+func (tm *Tmux) Paste(text string) {
+	tm.t.Helper()
+	f, err := os.CreateTemp("", "gosh-paste-")
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(text); err != nil {
+		tm.t.Fatal(err)
+	}
+	f.Close()
+	if out, err := tm.run("load-buffer", "-b", "gosh", f.Name()); err != nil {
+		tm.t.Fatalf("tmux load-buffer: %v: %s", err, out)
+	}
+	if out, err := tm.run("paste-buffer", "-b", "gosh", "-d"); err != nil {
+		tm.t.Fatalf("tmux paste-buffer: %v: %s", err, out)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -136,7 +135,6 @@ type server struct {
 	writing   bool     // the writer goroutine holds queue[0]
 	remoteNum uint64   // newest client state processed
 	connected bool     // a client state has arrived
-	target    netip.AddrPort
 	shellGone bool
 	exit      bool // end the session at the next iteration
 	reply     []byte
@@ -227,13 +225,6 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	}
 	if peer := s.tr.PeerCaps(); peer != 0 {
 		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
-	}
-	if a, ok := s.tr.RemoteAddr(); ok && a != s.target {
-		s.target = a
-		s.logf("Server now attached to client at %v", a)
-	} else if !ok && s.target.IsValid() {
-		s.target = netip.AddrPort{}
-		s.logf("Server now detached from client.")
 	}
 	switch {
 	case s.exit:

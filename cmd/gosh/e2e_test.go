@@ -1,0 +1,403 @@
+//go:build linux
+
+package main
+
+// End-to-end tests: the real gosh binary, stock mosh-client and
+// mosh-server, in terminals of a private tmux server, reading the rendered
+// screen. Every server runs on 127.0.0.1 and is killed when its test ends.
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/e2etest"
+)
+
+// goshBin is the gosh binary under test, built once by TestMain.
+var goshBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gosh-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goshBin = filepath.Join(dir, "gosh")
+	build := exec.Command("go", "build", "-o", goshBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building gosh:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// shellArgv is the program the test servers run: an interactive bash with a
+// fixed prompt and no user configuration.
+var shellArgv = []string{"env", "PS1=e2e$ ", "HISTFILE=/dev/null", "bash", "--norc", "--noprofile", "-i"}
+
+const prompt = "e2e$"
+
+// localeEnv is what the servers and clients need: a UTF-8 locale.
+var localeEnv = []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color"}
+
+func startGoshServer(t *testing.T, extraEnv ...string) *e2etest.Server {
+	t.Helper()
+	argv := append([]string{goshBin, "server", "new", "-i", "127.0.0.1", "-p", "0", "--"}, shellArgv...)
+	return e2etest.StartServer(t, append(append([]string{}, localeEnv...), extraEnv...), argv...)
+}
+
+func startMoshServer(t *testing.T) *e2etest.Server {
+	t.Helper()
+	e2etest.RequireCommands(t, "mosh-server")
+	argv := append([]string{"mosh-server", "new", "-i", "127.0.0.1", "-p", "0", "--"}, shellArgv...)
+	return e2etest.StartServer(t, localeEnv, argv...)
+}
+
+// clientWrapper runs a client command inside sh so the test can see its
+// exit status and compare the terminal modes before and after.
+func clientWrapper(dir, client string) []string {
+	script := fmt.Sprintf(`stty -g > %[1]s/before; %[2]s; echo "client-exit=$?"; stty -g > %[1]s/after; sleep 600`,
+		dir, client)
+	return []string{"sh", "-c", script}
+}
+
+func goshClient(s *e2etest.Server) string {
+	return fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", s.Key, goshBin, s.Port)
+}
+
+func moshClient(s *e2etest.Server) string {
+	return fmt.Sprintf("MOSH_KEY=%s mosh-client 127.0.0.1 %d", s.Key, s.Port)
+}
+
+// sessionScript is the end-to-end script every client/server pairing runs:
+// output, resize, vim, UTF-8 and CJK, and a clean exit with the terminal
+// restored.
+func sessionScript(t *testing.T, tm *e2etest.Tmux, dir string, server *e2etest.Server) {
+	const wait = 10 * time.Second
+	tm.WaitForText(wait, prompt)
+
+	tm.Send("echo gosh-$((6*7))-ok\r")
+	tm.WaitForText(wait, "gosh-42-ok")
+
+	tm.Resize(100, 30)
+	tm.Send("stty size\r")
+	tm.WaitForText(wait, "30 100")
+
+	tm.Send("vim -u NONE -N -n " + filepath.Join(dir, "file.txt") + "\r")
+	tm.WaitFor(wait, "vim's empty buffer", func(s []string) bool {
+		tildes := 0
+		for _, l := range s {
+			if l == "~" {
+				tildes++
+			}
+		}
+		return tildes > 10
+	})
+	tm.Send("ihello from vim")
+	tm.SendKey("Escape")
+	tm.WaitForText(wait, "hello from vim")
+	tm.Send(":q!\r")
+	tm.WaitFor(wait, "the prompt after vim", func(s []string) bool {
+		return s[lastNonEmpty(s)] == prompt
+	})
+	tm.Send("echo after-vim-$((3+4))\r")
+	tm.WaitForText(wait, "after-vim-7")
+
+	tm.Send("echo 'héllo wörld 世界 こんにちは'\r")
+	tm.WaitForText(wait, "héllo wörld 世界 こんにちは\n")
+
+	tm.Send("exit\r")
+	tm.WaitForText(wait, "client-exit=0")
+	before, err1 := os.ReadFile(filepath.Join(dir, "before"))
+	after, err2 := os.ReadFile(filepath.Join(dir, "after"))
+	if err1 != nil || err2 != nil {
+		t.Fatalf("reading the terminal modes: %v, %v", err1, err2)
+	}
+	if string(before) != string(after) {
+		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
+	}
+	if !server.WaitExit(10 * time.Second) {
+		t.Errorf("the server (pid %d) is still running after the shell exited", server.PID)
+	}
+}
+
+func lastNonEmpty(s []string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if strings.TrimSpace(s[i]) != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+func TestE2EGoshClientGoshServer(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	sessionScript(t, tm, dir, server)
+}
+
+func TestE2EMoshClientGoshServer(t *testing.T) {
+	t.Parallel()
+	e2etest.RequireCommands(t, "mosh-client")
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, moshClient(server))...)
+	sessionScript(t, tm, dir, server)
+}
+
+func TestE2EGoshClientMoshServer(t *testing.T) {
+	t.Parallel()
+	server := startMoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	sessionScript(t, tm, dir, server)
+}
+
+// TestE2EFlood: a command that floods the terminal is interrupted at once:
+// Ctrl-C reaches the program, and the prompt returns within a second.
+func TestE2EFlood(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("seq 1 10000000; echo flood-$((1+1))-done\r")
+	tm.WaitFor(10*time.Second, "the flood", func(s []string) bool {
+		return len(s) > 10 && strings.TrimSpace(s[10]) != "" && !strings.Contains(strings.Join(s, ""), "flood-2-done")
+	})
+	time.Sleep(500 * time.Millisecond) // let it flood
+	start := time.Now()
+	tm.SendKey("C-c")
+	tm.WaitFor(5*time.Second, "the prompt after Ctrl-C", func(s []string) bool {
+		i := lastNonEmpty(s)
+		return strings.HasPrefix(s[i], prompt) && strings.Contains(strings.Join(s, "\n"), "^C")
+	})
+	elapsed := time.Since(start)
+	t.Logf("prompt back %v after Ctrl-C", elapsed)
+	if elapsed > time.Second {
+		t.Errorf("the prompt took %v to return after Ctrl-C, want under 1s", elapsed)
+	}
+	tm.Send("echo still-$((2+2))-alive\r")
+	tm.WaitForText(5*time.Second, "still-4-alive")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2ERoaming: the session goes through a UDP relay on loopback. The
+// relay moves to a new source port mid-session (the client roams, as the
+// server sees it) and the session continues; then the relay drops
+// everything for 20 s, the client's notification bar appears, and the
+// session recovers when traffic resumes.
+func TestE2ERoaming(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("echo before-$((1+1))\r")
+	tm.WaitForText(5*time.Second, "before-2")
+
+	oldPort := relay.BackPort()
+	if err := relay.Rebind(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("relay moved from port %d to %d", oldPort, relay.BackPort())
+	tm.Send("echo roamed-$((2+1))\r")
+	tm.WaitForText(5*time.Second, "roamed-3")
+
+	relay.SetDrop(true)
+	tm.Send("echo during-$((2+2))\r")
+	tm.WaitFor(15*time.Second, "the notification bar", func(s []string) bool {
+		return strings.HasPrefix(s[0], "gosh: Last contact ") && strings.Contains(s[0], "seconds ago.")
+	})
+	for _, l := range tm.Screen() {
+		if strings.Contains(l, "during-4") {
+			t.Fatal("output arrived while the relay was dropping everything")
+		}
+	}
+	time.Sleep(20*time.Second - 7*time.Second)
+	relay.SetDrop(false)
+	tm.WaitForText(10*time.Second, "during-4")
+	tm.WaitFor(10*time.Second, "the bar to go away", func(s []string) bool {
+		return !strings.HasPrefix(s[0], "gosh:")
+	})
+	tm.Send("echo after-$((3+3))\r")
+	tm.WaitForText(5*time.Second, "after-6")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2EServerNetworkTimeout: with MOSH_SERVER_NETWORK_TMOUT the server
+// ends the session once the client has been unreachable that long.
+func TestE2EServerNetworkTimeout(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t, "MOSH_SERVER_NETWORK_TMOUT=3")
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	// Heartbeats every 3 s keep an idle session alive well past the limit.
+	time.Sleep(5 * time.Second)
+	if !server.Alive() {
+		t.Fatal("the server exited although the client is reachable")
+	}
+	relay.SetDrop(true)
+	start := time.Now()
+	if !server.WaitExit(15 * time.Second) {
+		t.Fatal("the server did not exit after MOSH_SERVER_NETWORK_TMOUT=3 without the client")
+	}
+	t.Logf("server exited %v after the client became unreachable", time.Since(start))
+}
+
+// TestE2EServerSignalTimeout: with MOSH_SERVER_SIGNAL_TMOUT, SIGUSR1 ends
+// only a session whose client has been silent that long.
+func TestE2EServerSignalTimeout(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t, "MOSH_SERVER_SIGNAL_TMOUT=2")
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("echo hi\r") // a fresh client state
+	tm.WaitForText(5*time.Second, "hi")
+	if err := syscall.Kill(server.PID, syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	if server.WaitExit(2 * time.Second) {
+		t.Fatal("SIGUSR1 ended a session whose client is active")
+	}
+	relay.SetDrop(true)
+	time.Sleep(5 * time.Second)
+	if err := syscall.Kill(server.PID, syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	if !server.WaitExit(5 * time.Second) {
+		t.Fatal("SIGUSR1 did not end a session whose client has been silent for longer than MOSH_SERVER_SIGNAL_TMOUT")
+	}
+}
+
+// TestE2EServerNoClient: a server nobody connects to exits after 60 s.
+func TestE2EServerNoClient(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	if server.WaitExit(55 * time.Second) {
+		t.Fatal("the server exited before 60 s without a client")
+	}
+	if !server.WaitExit(10 * time.Second) {
+		t.Fatal("the server is still running 65 s after start without a client")
+	}
+}
+
+// TestE2ELargePaste: a paste much larger than the terminal's buffers into a
+// program that echoes it (cat in cooked mode) does not deadlock the server,
+// which stock mosh-server can.
+func TestE2ELargePaste(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("cat > " + filepath.Join(dir, "pasted") + "\r")
+	var paste strings.Builder
+	for i := 0; paste.Len() < 256<<10; i++ {
+		fmt.Fprintf(&paste, "paste line %06d abcdefghijklmnopqrstuvwxyz\r", i)
+	}
+	tm.Paste(paste.String())
+	tm.WaitForText(60*time.Second, "paste line 00")
+	tm.SendKey("C-d")
+	tm.Send("wc -l < " + filepath.Join(dir, "pasted") + "; echo paste-$((5*5))-done\r")
+	tm.WaitForText(60*time.Second, "paste-25-done")
+	b, err := os.ReadFile(filepath.Join(dir, "pasted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Count(string(b), "\n"), strings.Count(paste.String(), "\r"); got != want {
+		t.Errorf("the application received %d lines of the paste, want %d", got, want)
+	}
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2EEscapeQuit: Ctrl-^ . ends the session from the client side; the
+// client exits cleanly with the terminal restored and the server exits.
+func TestE2EEscapeQuit(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("\x1e")
+	tm.WaitForText(5*time.Second, `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`)
+	tm.Send(".")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+	before, _ := os.ReadFile(filepath.Join(dir, "before"))
+	after, _ := os.ReadFile(filepath.Join(dir, "after"))
+	if string(before) != string(after) || len(before) == 0 {
+		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
+	}
+	if !server.WaitExit(10 * time.Second) {
+		t.Error("the server is still running after the client quit")
+	}
+}
+
+// TestE2EClientSignal: SIGTERM to the client shuts the session down
+// cleanly and restores the terminal.
+func TestE2EClientSignal(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	pid := e2etest.ChildPID(t, tm.PanePID(), "gosh")
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	tm.WaitForText(10*time.Second, "client-exit=0")
+	before, _ := os.ReadFile(filepath.Join(dir, "before"))
+	after, _ := os.ReadFile(filepath.Join(dir, "after"))
+	if string(before) != string(after) || len(before) == 0 {
+		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
+	}
+	if !server.WaitExit(10 * time.Second) {
+		t.Error("the server is still running after the client was terminated")
+	}
+}
+
+// TestE2EUnreachable: a client whose server never answers shows the
+// notification bar, then gives up with one clear line and a non-zero exit.
+func TestE2EUnreachable(t *testing.T) {
+	t.Parallel()
+	// A bound socket that never answers.
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=AAECAwQFBgcICQoLDA0ODw %s connect --direct 127.0.0.1 %d 2>%s/err", goshBin, port, dir)
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(5*time.Second, fmt.Sprintf("gosh: Nothing received from server on UDP port %d.", port))
+	tm.WaitForText(20*time.Second, "client-exit=1")
+	msg, _ := os.ReadFile(filepath.Join(dir, "err"))
+	if lines := strings.Split(strings.TrimSpace(string(msg)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "no reply from the server") {
+		t.Errorf("stderr = %q, want one line saying the server did not reply", msg)
+	}
+}

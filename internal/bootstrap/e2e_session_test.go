@@ -1,0 +1,55 @@
+package bootstrap
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/e2etest"
+)
+
+// TestFullSessionEmbedded is the whole user story of "gosh connect host"
+// with the embedded SSH client: a real sshd on loopback whose PATH has no
+// gosh, an ssh_config alias, the self-upload, then a full session in a
+// terminal (type, see the output, exit) and a clean exit with the terminal
+// restored. A second connect reuses the uploaded binary.
+func TestFullSessionEmbedded(t *testing.T) {
+	f := newUploadFixture(t)
+	appendFile(t, f.h.config, fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
+		f.s.port, f.h.key, f.h.knownHosts()))
+	env := []string{"HOME=" + f.h.dir, "LANG=C.UTF-8", "TERM=xterm-256color", "SSH_AUTH_SOCK="}
+
+	for i, want := range []string{"uploading gosh", "no upload"} {
+		t.Run(strconv.Itoa(i+1), func(t *testing.T) {
+			dir := t.TempDir()
+			script := fmt.Sprintf(`stty -g > %[1]s/before; %[2]s connect box -- env PS1='e2e$ ' bash --norc --noprofile -i 2>%[1]s/err; `+
+				`echo "client-exit=$?"; stty -g > %[1]s/after; sleep 600`, dir, f.gosh)
+			tm := e2etest.NewTmux(t, 80, 24, env, "sh", "-c", script)
+			tm.WaitForText(20*time.Second, "e2e$")
+			tm.Send("echo hello-$((2*21)) from $(hostname)\r")
+			tm.WaitForText(10*time.Second, "hello-42 from")
+			tm.Send("exit\r")
+			tm.WaitForText(10*time.Second, "client-exit=0")
+			before, _ := os.ReadFile(filepath.Join(dir, "before"))
+			after, _ := os.ReadFile(filepath.Join(dir, "after"))
+			if len(before) == 0 || string(before) != string(after) {
+				t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
+			}
+			stderr, _ := os.ReadFile(filepath.Join(dir, "err"))
+			uploaded := strings.Contains(string(stderr), "uploading gosh")
+			if want == "uploading gosh" && !uploaded {
+				t.Errorf("first connect did not upload; stderr %q", stderr)
+			}
+			if want == "no upload" && uploaded {
+				t.Errorf("second connect uploaded again; stderr %q", stderr)
+			}
+			if _, err := os.Stat(f.uploadedPath()); err != nil {
+				t.Errorf("no uploaded binary at %s: %v", f.uploadedPath(), err)
+			}
+		})
+	}
+}

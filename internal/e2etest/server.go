@@ -1,0 +1,100 @@
+//go:build unix
+
+package e2etest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Server is a detached session server (gosh server new or mosh-server new)
+// that a test started.
+type Server struct {
+	Port uint16
+	Key  string // the 22-character key, for MOSH_KEY
+	PID  int    // the detached daemon
+}
+
+var (
+	connectRE  = regexp.MustCompile(`(?m)^MOSH CONNECT (\d+) ([A-Za-z0-9/+]{22})\s*$`)
+	detachedRE = regexp.MustCompile(`\[(?:mosh-server|gosh server) detached, pid = (\d+)\]`)
+)
+
+// StartServer runs argv (e.g. gosh server new -i 127.0.0.1 -p 0 -- sh),
+// reads its CONNECT line and the daemon's pid, and kills the daemon (and
+// its process group) when the test ends.
+func StartServer(t testing.TB, env []string, argv ...string) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", argv, err, stdout.Bytes(), stderr.Bytes())
+	}
+	m := connectRE.FindSubmatch(stdout.Bytes())
+	if m == nil {
+		t.Fatalf("%v printed no MOSH CONNECT line:\nstdout: %q\nstderr: %q", argv, stdout.Bytes(), stderr.Bytes())
+	}
+	port, _ := strconv.Atoi(string(m[1]))
+	s := &Server{Port: uint16(port), Key: string(m[2])}
+	if d := detachedRE.FindSubmatch(stderr.Bytes()); d != nil {
+		s.PID, _ = strconv.Atoi(string(d[1]))
+	}
+	if s.PID <= 0 {
+		t.Fatalf("%v did not report its daemon's pid:\n%s", argv, stderr.Bytes())
+	}
+	t.Cleanup(func() { s.Kill() })
+	return s
+}
+
+// Alive reports whether the daemon is still running.
+func (s *Server) Alive() bool {
+	return syscall.Kill(s.PID, 0) == nil && !zombie(s.PID)
+}
+
+// Kill ends the daemon if it is still running.
+func (s *Server) Kill() {
+	if s.Alive() {
+		_ = syscall.Kill(s.PID, syscall.SIGKILL)
+	}
+}
+
+// WaitExit waits up to timeout for the daemon to exit by itself.
+func (s *Server) WaitExit(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if !s.Alive() {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// zombie reports whether pid has exited but not been reaped (a daemon's
+// parent is init, which reaps it soon).
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Split(bufio.ScanWords)
+	for i := 0; sc.Scan(); i++ {
+		if i == 2 {
+			return sc.Text() == "Z"
+		}
+	}
+	return false
+}
