@@ -246,21 +246,21 @@ func TestE2ERoaming(t *testing.T) {
 // ends the session once the client has been unreachable that long.
 func TestE2EServerNetworkTimeout(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t, "MOSH_SERVER_NETWORK_TMOUT=3")
+	server := startGoshServer(t, "MOSH_SERVER_NETWORK_TMOUT=5")
 	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
 	dir := t.TempDir()
 	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
 	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
 	tm.WaitForText(10*time.Second, prompt)
-	// Heartbeats every 3 s keep an idle session alive well past the limit.
-	time.Sleep(5 * time.Second)
+	// Heartbeats every 3 s keep an idle session alive past the limit.
+	time.Sleep(8 * time.Second)
 	if !server.Alive() {
 		t.Fatal("the server exited although the client is reachable")
 	}
 	relay.SetDrop(true)
 	start := time.Now()
 	if !server.WaitExit(15 * time.Second) {
-		t.Fatal("the server did not exit after MOSH_SERVER_NETWORK_TMOUT=3 without the client")
+		t.Fatal("the server did not exit after MOSH_SERVER_NETWORK_TMOUT=5 without the client")
 	}
 	t.Logf("server exited %v after the client became unreachable", time.Since(start))
 }
@@ -344,7 +344,10 @@ func TestE2EEscapeQuit(t *testing.T) {
 	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
 	tm.WaitForText(10*time.Second, prompt)
 	tm.Send("\x1e")
-	tm.WaitForText(5*time.Second, `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`)
+	screen := tm.WaitForText(5*time.Second, `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`)
+	if got, want := screen[0], `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`; got != want {
+		t.Errorf("bar = %q, want %q", got, want)
+	}
 	tm.Send(".")
 	tm.WaitForText(10*time.Second, "client-exit=0")
 	before, _ := os.ReadFile(filepath.Join(dir, "before"))
@@ -400,4 +403,80 @@ func TestE2EUnreachable(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(string(msg)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "no reply from the server") {
 		t.Errorf("stderr = %q, want one line saying the server did not reply", msg)
 	}
+}
+
+// TestE2ETerminalBehaviour: the server answers the application's terminal
+// queries, maps cursor keys per the application's DECCKM, the client shows
+// the window title with its prefix, and Ctrl-^ Ctrl-Z suspends the client.
+func TestE2ETerminalBehaviour(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	const wait = 10 * time.Second
+	tm.WaitForText(wait, prompt)
+
+	// Device attributes and cursor position reports reach the application.
+	tm.Send(`read -s -t 5 -d c -p $'\e[c' da; echo "da=${da:2}"` + "\r")
+	tm.WaitForText(wait, "da=?62")
+	tm.Send(`printf '\e[5;7H'; read -s -t 5 -d R -p $'\e[6n' pos; echo; echo "pos=${pos:2}"` + "\r")
+	tm.WaitForText(wait, "pos=5;7")
+
+	// Arrow keys: normal mode unless the application asks for application mode.
+	// (Keys are translated when they reach the server, so each waits for
+	// the application to be ready.)
+	tm.Send("clear; echo normal-$((1+0)); cat -v\r")
+	tm.WaitForText(wait, "normal-1")
+	tm.SendKey("Up")
+	tm.WaitForText(wait, "^[[A")
+	tm.SendKey("C-c")
+	tm.Send("clear; printf '\\e[?1h'; echo app-$((1+1)); cat -v\r")
+	tm.WaitForText(wait, "app-2")
+	tm.SendKey("Up")
+	tm.WaitForText(wait, "^[OA")
+	tm.SendKey("C-c")
+	tm.Send("printf '\\e[?1l'; clear\r")
+
+	// The window title, with the client's prefix.
+	tm.Send(`printf '\e]0;remote title\a'` + "\r")
+	deadline := time.Now().Add(wait)
+	for tm.PaneTitle() != "[gosh] remote title" {
+		if time.Now().After(deadline) {
+			t.Fatalf("pane title = %q, want %q", tm.PaneTitle(), "[gosh] remote title")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	tm.Send("exit\r")
+	tm.WaitForText(wait, "client-exit=0")
+}
+
+// TestE2ESuspend: Ctrl-^ Ctrl-Z suspends the client like a job of the
+// user's shell (with the terminal restored), and fg resumes the session.
+func TestE2ESuspend(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	const wait = 10 * time.Second
+	outer := []string{"env", "PS1=outer$ ", "HISTFILE=/dev/null", "bash", "--norc", "--noprofile", "-i"}
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, outer...)
+	rec := filepath.Join(t.TempDir(), "rec")
+	tm.Record(rec)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(rec)
+			t.Logf("terminal output: %q", b)
+		}
+	})
+	tm.WaitForText(wait, "outer$")
+	tm.Send(goshClient(server) + "\r")
+	tm.WaitFor(wait, "the session", func(s []string) bool { return strings.HasPrefix(s[0], prompt) })
+	tm.Send("\x1e\x1a")
+	tm.WaitForText(wait, "[gosh is suspended.]")
+	tm.WaitForText(wait, "Stopped")
+	tm.Send("fg\r")
+	tm.WaitFor(wait, "the session again", func(s []string) bool { return strings.HasPrefix(s[0], prompt) })
+	tm.Send("echo resumed-$((4*4))\r")
+	tm.WaitForText(wait, "resumed-16")
+	tm.Send("exit\r")
+	tm.WaitForText(wait, "[gosh is exiting.]")
 }

@@ -206,3 +206,22 @@ func (tm *Tmux) Paste(text string) {
 		tm.t.Fatalf("tmux paste-buffer: %v: %s", err, out)
 	}
 }
+
+// PaneTitle returns the title the program in the pane set.
+func (tm *Tmux) PaneTitle() string {
+	tm.t.Helper()
+	out, err := tm.run("display-message", "-p", "#{pane_title}")
+	if err != nil {
+		tm.t.Fatalf("tmux display-message: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Record appends everything the pane's program writes to path (tmux
+// pipe-pane), for diagnosing a failure.
+func (tm *Tmux) Record(path string) {
+	tm.t.Helper()
+	if out, err := tm.run("pipe-pane", "-o", "cat >> "+path); err != nil {
+		tm.t.Fatalf("tmux pipe-pane: %v: %s", err, out)
+	}
+}

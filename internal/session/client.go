@@ -114,6 +114,7 @@ type client struct {
 	resetDone bool // deinit already ran
 
 	// Inputs to run:
+	sig     *clientSignals
 	stdin   chan []byte // typed bytes; closed at EOF or error
 	stdinWG sync.WaitGroup
 	done    chan struct{}
@@ -237,6 +238,7 @@ func (c *client) write(b []byte) {
 func (c *client) run(ctx context.Context) error {
 	sig := newClientSignals()
 	defer sig.stop()
+	c.sig = sig
 	ctxDone := ctx.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -397,7 +399,7 @@ func (c *client) typed(now time.Time, b []byte) {
 		}
 		switch act {
 		case escWaiting:
-			c.notify.Set(c.escape.key.commandsHint(), true, 0, now)
+			c.notify.SetBare(c.escape.key.commandsHint())
 		case escResume:
 			c.notify.permanent = false
 			c.notify.Clear()
@@ -449,7 +451,7 @@ func (c *client) resized() {
 func (c *client) suspend() {
 	c.deinit()
 	fmt.Fprint(c.cfg.Stdout, "\n\x1b[37;44m[gosh is suspended.]\x1b[m\n")
-	stopSelf()
+	c.sig.stopAndWait()
 	c.resume()
 }
 

@@ -34,10 +34,16 @@ func (s *clientSignals) stop() {
 	signal.Stop(s.cont)
 }
 
-// stopSelf stops the client's process group, as a shell's job control
-// would on Ctrl-Z, and returns once it is continued.
-func stopSelf() {
-	_ = unix.Kill(0, unix.SIGSTOP)
+// stopAndWait stops the client's process group, as a shell's job control
+// would on Ctrl-Z, and returns once it is continued. The stop can take
+// effect after kill(2) returns, so it waits for the SIGCONT.
+func (s *clientSignals) stopAndWait() {
+	for len(s.cont) > 0 {
+		<-s.cont
+	}
+	if unix.Kill(0, unix.SIGSTOP) == nil {
+		<-s.cont
+	}
 }
 
 // readStdin is the terminal feeder: it forwards typed bytes to the loop.

@@ -55,8 +55,8 @@ func (s *clientSignals) stop() {
 	close(s.done)
 }
 
-// stopSelf does nothing: Windows consoles have no job control.
-func stopSelf() {}
+// stopAndWait does nothing: Windows consoles have no job control.
+func (s *clientSignals) stopAndWait() {}
 
 // readStdin is the terminal feeder: it forwards typed bytes to the loop.
 // On Windows a console read cannot be interrupted, so the session does not

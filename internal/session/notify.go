@@ -25,6 +25,7 @@ const (
 type notifier struct {
 	hint       string // " [To quit: Ctrl-^ .]", or "" if the escape key is disabled
 	msg        string
+	bare       bool // show msg without the quit hint
 	permanent  bool
 	expires    time.Time
 	lastServer time.Time // newest server state (or the start)
@@ -40,7 +41,13 @@ func (n *notifier) Set(msg string, permanent bool, life time.Duration, now time.
 	if n.permanent && !permanent {
 		return
 	}
-	n.msg, n.permanent, n.expires = msg, permanent, now.Add(life)
+	n.msg, n.permanent, n.expires, n.bare = msg, permanent, now.Add(life), false
+}
+
+// SetBare shows msg without the quit hint until replaced (the escape key's
+// command list).
+func (n *notifier) SetBare(msg string) {
+	n.msg, n.permanent, n.bare = msg, true, true
 }
 
 // Clear removes a non-permanent message.
@@ -69,6 +76,10 @@ func (n *notifier) Text(now time.Time) string {
 	if n.msg == "" && !serverLate && !replyLate {
 		return ""
 	}
+	hint := n.hint
+	if n.bare {
+		hint = ""
+	}
 	what, since := "contact", n.lastServer
 	if !serverLate {
 		what, since = "reply", n.lastReply
@@ -76,11 +87,11 @@ func (n *notifier) Text(now time.Time) string {
 	elapsed := now.Sub(since)
 	switch {
 	case n.msg == "":
-		return fmt.Sprintf("gosh: Last %s %s ago.%s", what, humanDuration(elapsed, false), n.hint)
+		return fmt.Sprintf("gosh: Last %s %s ago.%s", what, humanDuration(elapsed, false), hint)
 	case !serverLate && !replyLate:
-		return "gosh: " + n.msg + n.hint
+		return "gosh: " + n.msg + hint
 	default:
-		return fmt.Sprintf("gosh: %s (%s without %s.)%s", n.msg, humanDuration(elapsed, true), what, n.hint)
+		return fmt.Sprintf("gosh: %s (%s without %s.)%s", n.msg, humanDuration(elapsed, true), what, hint)
 	}
 }
 

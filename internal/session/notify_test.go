@@ -94,6 +94,10 @@ func TestNotifierText(t *testing.T) {
 	if got, want := n.Text(at(21*time.Second)), "gosh: Exiting on user request... [To quit: Ctrl-^ .]"; got != want {
 		t.Errorf("permanent message = %q, want %q", got, want)
 	}
+	n.SetBare(defaultEscape.commandsHint())
+	if got, want := n.Text(at(21*time.Second)), `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`; got != want {
+		t.Errorf("commands = %q, want %q", got, want)
+	}
 	// Only the reply is late: the server's states arrive, our acks do not.
 	n = newNotifier(t0, "")
 	n.ServerHeard(at(11*time.Second), t0)
