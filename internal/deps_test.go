@@ -38,6 +38,7 @@ var ioPaths = []string{
 	"internal/session/",
 	"internal/bootstrap/",
 	"internal/bench/",
+	"internal/e2etest/", // end-to-end test harness
 	"cmd/",
 }
 

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io"
+	"time"
 
+	"github.com/gosh-term/gosh/internal/bench"
 	"github.com/spf13/cobra"
 )
 
@@ -11,6 +12,10 @@ import (
 type BenchOptions struct {
 	// Only restricts the run to benchmarks whose name contains it.
 	Only string
+	// Count repeats each micro-benchmark; the median is reported.
+	Count int
+	// Sim is the simulated time of each link simulation (0 skips them).
+	Sim time.Duration
 
 	Stdout, Stderr io.Writer
 }
@@ -29,10 +34,15 @@ lossy, delayed links.`,
 			return runF(o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Only, "only", "", "run only the benchmarks whose name contains this text")
+	cmd.Flags().StringVar(&o.Only, "only", "", "run only the benchmarks whose name contains this text (the link simulations are ssp/sim)")
+	cmd.Flags().IntVar(&o.Count, "count", 5, "run each micro-benchmark this many times and report the median")
+	cmd.Flags().DurationVar(&o.Sim, "sim", 60*time.Second, "simulated time of each link simulation (0 skips them)")
 	return cmd
 }
 
 func runBench(o *BenchOptions) error {
-	return fmt.Errorf("bench: %w", errNotLanded)
+	if o.Count < 1 {
+		return usagef("gosh bench: --count must be at least 1")
+	}
+	return bench.Run(o.Stdout, bench.Options{Only: o.Only, Count: o.Count, SimDuration: o.Sim})
 }
