@@ -1,0 +1,163 @@
+//go:build linux
+
+package main
+
+// Session-level measurements, beside stock Mosh in the same run. They are
+// benchmarks (go test -bench Session ./cmd/gosh), not timed tests: they
+// report figures and assert nothing about speed.
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/e2etest"
+)
+
+// peer is one client/server pairing.
+type peer struct {
+	name   string
+	server func(t testing.TB) *e2etest.Server
+	client func(s *e2etest.Server) []string
+}
+
+func peers() []peer {
+	return []peer{
+		{"gosh", func(t testing.TB) *e2etest.Server { return startServerTB(t, goshBin, "server", "new") },
+			func(s *e2etest.Server) []string {
+				return []string{goshBin, "connect", "--direct", "127.0.0.1", strconv.Itoa(int(s.Port))}
+			}},
+		{"mosh", func(t testing.TB) *e2etest.Server { return startServerTB(t, "mosh-server", "new") },
+			func(s *e2etest.Server) []string {
+				return []string{"mosh-client", "127.0.0.1", strconv.Itoa(int(s.Port))}
+			}},
+	}
+}
+
+func startServerTB(t testing.TB, argv ...string) *e2etest.Server {
+	t.Helper()
+	e2etest.RequireCommands(t, argv[0])
+	full := append(append(argv, "-i", "127.0.0.1", "-p", "0", "--"), shellArgv...)
+	return e2etest.StartServer(t, localeEnv, full...)
+}
+
+// connect starts the client in a terminal the test times.
+func connect(b *testing.B, p peer, s *e2etest.Server) *e2etest.Term {
+	env := append([]string{"MOSH_KEY=" + s.Key}, localeEnv...)
+	return e2etest.StartTerm(b, 80, 24, env, p.client(s)...)
+}
+
+// BenchmarkSessionConnect measures the time from starting the client
+// (gosh connect --direct, or mosh-client) to the shell prompt on its
+// screen, against an already running server.
+func BenchmarkSessionConnect(b *testing.B) {
+	for _, p := range peers() {
+		b.Run(p.name, func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := p.server(b)
+				b.StartTimer()
+				start := time.Now()
+				tm := connect(b, p, s)
+				at := tm.WaitForText(10*time.Second, prompt)
+				total += at.Sub(start)
+				b.StopTimer()
+				tm.Type("exit\r")
+				_ = tm.Wait(10 * time.Second)
+				tm.Close()
+				s.Kill()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-prompt")
+		})
+	}
+}
+
+// BenchmarkSessionIdleRSS reports the server daemon's resident memory with
+// one connected, idle session.
+func BenchmarkSessionIdleRSS(b *testing.B) {
+	for _, p := range peers() {
+		b.Run(p.name, func(b *testing.B) {
+			var total float64
+			for i := 0; i < b.N; i++ {
+				s := p.server(b)
+				tm := connect(b, p, s)
+				tm.WaitForText(10*time.Second, prompt)
+				tm.Type("echo idle\r")
+				tm.WaitForText(10*time.Second, "idle\n")
+				time.Sleep(2 * time.Second)
+				total += float64(procRSS(b, s.PID))
+				tm.Type("exit\r")
+				_ = tm.Wait(10 * time.Second)
+				tm.Close()
+				s.Kill()
+			}
+			b.ReportMetric(total/float64(b.N), "server-RSS-KiB")
+		})
+	}
+}
+
+// BenchmarkSessionSeq reports the server daemon's CPU time for running
+// seq 1 3000000 to the end in a session, and the wall time until the
+// client shows the end.
+func BenchmarkSessionSeq(b *testing.B) {
+	for _, p := range peers() {
+		b.Run(p.name, func(b *testing.B) {
+			var cpu float64
+			var wall time.Duration
+			for i := 0; i < b.N; i++ {
+				s := p.server(b)
+				tm := connect(b, p, s)
+				tm.WaitForText(10*time.Second, prompt)
+				before := procCPU(b, s.PID)
+				start := time.Now()
+				tm.Type("seq 1 3000000; echo seq-$((1000+1))-done\r")
+				at := tm.WaitForText(120*time.Second, "seq-1001-done")
+				time.Sleep(500 * time.Millisecond) // let the server finish its last frames
+				cpu += procCPU(b, s.PID) - before
+				wall += at.Sub(start)
+				tm.Type("exit\r")
+				_ = tm.Wait(10 * time.Second)
+				tm.Close()
+				s.Kill()
+			}
+			b.ReportMetric(cpu/float64(b.N), "server-cpu-s")
+			b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s")
+		})
+	}
+}
+
+// procRSS is a process's resident set size in KiB.
+func procRSS(t testing.TB, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.Fields(rest)[0])
+			return n
+		}
+	}
+	t.Fatalf("no VmRSS for pid %d", pid)
+	return 0
+}
+
+// procCPU is a process's user+system CPU time in seconds.
+func procCPU(t testing.TB, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // clock ticks; USER_HZ is 100 on Linux
+}
