@@ -144,7 +144,7 @@ func TestRunServerFailure(t *testing.T) {
 		wantStatus int
 		wantMsg    string
 	}{
-		{"missing", "no-such-mosh-server", 127, "not found"},
+		{"missing", "no-such-mosh-server", 127, `is "no-such-mosh-server" installed on the remote?`},
 		{"no connect line", "echo", 0, "exit status 0"},
 		{"bad option", "mosh-server -c nonsense", 1, ""},
 	}

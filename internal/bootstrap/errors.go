@@ -119,7 +119,11 @@ func (e *ServerError) Error() string {
 	if msg == "" {
 		msg = "no output"
 	}
-	return fmt.Sprintf("bootstrap: remote server did not start (%s): %s", status, msg)
+	hint := ""
+	if e.ExitStatus == 127 { // the shell's "command not found"
+		hint = fmt.Sprintf("; is %q installed on the remote? Install it, or drop --server to let gosh copy itself there, or use --server=mosh-server on hosts with Mosh", firstWord(e.Command))
+	}
+	return fmt.Sprintf("bootstrap: remote server did not start (%s): %s%s", status, msg, hint)
 }
 
 // Unwrap returns the underlying error.
@@ -153,4 +157,15 @@ func lastOr(s []string, def string) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// firstWord is the program of a remote command line, past "exec" and
+// environment assignments.
+func firstWord(command string) string {
+	for _, w := range strings.Fields(command) {
+		if w != "exec" && w != "env" && !strings.Contains(w, "=") {
+			return strings.Trim(w, `'"`)
+		}
+	}
+	return command
 }

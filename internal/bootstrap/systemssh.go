@@ -91,7 +91,7 @@ func systemSSHError(ctx context.Context, command string, out *startOutput, err e
 	if errors.As(err, &ee) {
 		se.ExitStatus = ee.ExitCode()
 		if se.ExitStatus == 255 {
-			return fmt.Errorf("bootstrap: ssh failed (exit status 255; see its message above): %w", se)
+			return &sshFailedError{se}
 		}
 	}
 	return se
@@ -163,3 +163,14 @@ func splitShellWords(s string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// sshFailedError is a system ssh that failed itself (exit status 255); its
+// own message is already on the user's terminal.
+type sshFailedError struct{ se *ServerError }
+
+func (e *sshFailedError) Error() string {
+	return "bootstrap: ssh failed (exit status 255; see its message above)"
+}
+
+// Unwrap returns the *ServerError with ssh's output.
+func (e *sshFailedError) Unwrap() error { return e.se }
