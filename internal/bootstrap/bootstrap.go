@@ -98,7 +98,9 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 		if out.needs {
 			err = errors.New("the uploaded gosh does not run on the remote")
 		}
-		return Result{}, serverError(command, out, err)
+		se := serverError(command, out, err)
+		se.Server = cfg.ServerCommand
+		return Result{}, se
 	}
 	addr, err := chooseAddr(ctx, c.reached, c.params.hostname, c.params.family, out.serverIP)
 	if err != nil {

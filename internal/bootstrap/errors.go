@@ -105,6 +105,7 @@ func (e *DialError) Unwrap() error { return e.Err }
 // printing its MOSH CONNECT line.
 type ServerError struct {
 	Command    string // the remote command line
+	Server     string // the server command the user chose (Config.ServerCommand), if any
 	Stderr     string // what it wrote on stderr (and non-protocol stdout), capped
 	ExitStatus int    // -1 when unknown (e.g. killed by a signal or timed out)
 	Err        error  // *ssh.ExitError, *exec.ExitError, ErrNoConnectLine, …
@@ -121,7 +122,11 @@ func (e *ServerError) Error() string {
 	}
 	hint := ""
 	if e.ExitStatus == 127 { // the shell's "command not found"
-		hint = fmt.Sprintf("; is %q installed on the remote? Install it, or drop --server to let gosh copy itself there, or use --server=mosh-server on hosts with Mosh", firstWord(e.Command))
+		prog := firstWord(e.Server)
+		if prog == "" {
+			prog = firstWord(e.Command)
+		}
+		hint = fmt.Sprintf("; is %q installed on the remote? Install it, or drop --server to let gosh copy itself there, or use --server=mosh-server on hosts with Mosh", prog)
 	}
 	return fmt.Sprintf("bootstrap: remote server did not start (%s): %s%s", status, msg, hint)
 }

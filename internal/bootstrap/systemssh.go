@@ -51,7 +51,7 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destinat
 		lingering.Stop()
 	}
 	if !out.connected {
-		return Result{}, systemSSHError(ctx, command, out, waitErr)
+		return Result{}, systemSSHError(ctx, command, cfg.ServerCommand, out, waitErr)
 	}
 	hostname := systemSSHHostName(ctx, argv, hostArgs, res, dest)
 	addr, err := chooseAddr(ctx, netip.Addr{}, hostname, familyOf(cfg, res, dest), out.serverIP)
@@ -82,11 +82,12 @@ func sshHostArgs(family string, dest destination) []string {
 
 // systemSSHError maps a failed system ssh run. ssh exits 255 for its own
 // errors (it has printed them on stderr already).
-func systemSSHError(ctx context.Context, command string, out *startOutput, err error) error {
+func systemSSHError(ctx context.Context, command, server string, out *startOutput, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("bootstrap: starting the server: %w", ctx.Err())
 	}
 	se := serverError(command, out, err)
+	se.Server = server
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		se.ExitStatus = ee.ExitCode()
