@@ -1,0 +1,199 @@
+package predict
+
+import (
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Cull judges the outstanding predictions against fb, the newest
+// framebuffer received from the server (read only), using the echo ack:
+// confirmed ones are dropped (their epoch becomes shown), wrong ones make
+// their epoch (or, if already shown, all predictions) go away, and the
+// keystrokes still in flight are re-predicted on the server's screen. It
+// also updates the display and underline triggers. Call it before
+// painting each frame.
+func (e *Engine) Cull(now time.Time, fb *vt.Framebuffer) {
+	if e.mode == Never || fb == nil {
+		return
+	}
+	e.now = now
+	if e.resize(fb.Size()) {
+		e.reset()
+	}
+	e.updateTriggers()
+	e.trimLog()
+	e.opaqueMax = e.newestOpaque()
+	cause := e.judgeCells(now, fb)
+	if cause != shownWrong && len(e.cursors) > 0 {
+		c := e.cursor()
+		if c.validity(fb, e.lateAcked, e.inconclusive(c.frame)) == incorrect {
+			if e.mode == Experimental {
+				e.cursors = e.cursors[:0]
+			} else {
+				e.countWrong(c.epoch)
+				e.reset()
+				cause = shownWrong
+			}
+		}
+	}
+	e.dropJudgedCursors(fb)
+	if cause != noRebase && !e.stock {
+		e.rebase(fb, cause)
+	}
+}
+
+// reset forgets every prediction and starts a new epoch.
+func (e *Engine) reset() {
+	e.clearPredictions()
+	e.becomeTentative()
+}
+
+// updateTriggers applies the SRTT and underline hysteresis (spec 11.5).
+func (e *Engine) updateTriggers() {
+	switch {
+	case e.sendInterval > srttTriggerHigh:
+		e.srttTrigger = true
+	case e.srttTrigger && e.sendInterval <= srttTriggerLow && !e.active():
+		e.srttTrigger = false
+	}
+	switch {
+	case e.sendInterval > flagTriggerHigh:
+		e.flagging = true
+	case e.sendInterval <= flagTriggerLow:
+		e.flagging = false
+	}
+	if e.glitch > glitchRepairCount {
+		e.flagging = true
+	}
+}
+
+// judgeCells judges every cell prediction. It reports whether the
+// in-flight keys must be re-predicted because an epoch was killed, or a
+// shown prediction was wrong and everything was reset.
+func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCause) {
+	for y, row := range e.rows {
+		for x := range row {
+			c := &row[x]
+			switch c.validity(fb, x, y, e.lateAcked, e.inconclusive(c.frame)) {
+			case incorrect:
+				switch {
+				case e.mode == Experimental:
+					c.reset()
+				case c.tentative(e.confEpoch):
+					e.killEpoch(c.epoch, fb)
+					cause = max(cause, epochKilled)
+				default:
+					e.countWrong(c.epoch)
+					e.reset()
+					return shownWrong
+				}
+			case correct:
+				if c.tentative(e.confEpoch) && !e.stock && !e.cursorConsistent(fb) {
+					c.reset() // a coincidence: the cursor is not where the echo would leave it
+					continue
+				}
+				e.confirm(now, fb, row, x, y)
+			case noCredit:
+				c.reset()
+			case pending:
+				e.glitchTimer(now, c.when)
+			}
+		}
+	}
+	return cause
+}
+
+// confirm records a correct prediction at (x, y): its epoch is shown from
+// now on, quick confirmations lower the glitch trigger, and the rest of
+// the row takes the renditions the server drew.
+func (e *Engine) confirm(now time.Time, fb *vt.Framebuffer, row []cellPred, x, y int) {
+	c := &row[x]
+	e.confEpoch = max(e.confEpoch, c.epoch)
+	e.line.confirmed(c.epoch)
+	e.stats.Confirmed++
+	if now.Sub(c.when) < glitchThreshold && e.glitch > 0 && now.Sub(e.lastQuick) >= glitchRepairMinInterval {
+		e.glitch--
+		e.lastQuick = now
+	}
+	rend := fb.Cell(x, y).Rend
+	for i := x; i < len(row); i++ {
+		row[i].repl.Rend = rend
+	}
+	c.reset()
+}
+
+// glitchTimer raises the glitch trigger for a prediction made at when
+// and still pending: shown after 250 ms, underlined too after 5 s.
+func (e *Engine) glitchTimer(now, when time.Time) {
+	switch age := now.Sub(when); {
+	case age >= glitchFlagThreshold:
+		e.glitch = 2 * glitchRepairCount
+	case age >= glitchThreshold && e.glitch < glitchRepairCount:
+		e.glitch = glitchRepairCount
+	}
+}
+
+// killEpoch drops the predictions of epoch and later ones after a wrong
+// tentative prediction, and starts a new epoch. Stock Mosh restarts the
+// cursor from the server's; gosh re-predicts the keys in flight instead
+// (rebase).
+func (e *Engine) killEpoch(epoch uint64, fb *vt.Framebuffer) {
+	e.stats.Killed++
+	kept := e.cursors[:0]
+	for _, c := range e.cursors {
+		if c.epoch < epoch {
+			kept = append(kept, c)
+		}
+	}
+	e.cursors = kept
+	if e.stock {
+		x, y := fb.Cursor()
+		e.cursors = append(e.cursors, cursorPred{overlay: overlay{frame: e.frameSent + 1, epoch: e.predEpoch}, col: x, row: y})
+	}
+	for _, row := range e.rows {
+		for i := range row {
+			if row[i].epoch >= epoch && row[i].epoch != never {
+				row[i].reset()
+			}
+		}
+	}
+	e.becomeTentative()
+}
+
+// countWrong counts a wrong prediction that was on the screen.
+func (e *Engine) countWrong(epoch uint64) {
+	if epoch <= e.confEpoch && e.showing() {
+		e.stats.Wrong++
+	}
+}
+
+// dropJudgedCursors keeps only the cursor predictions still pending.
+func (e *Engine) dropJudgedCursors(fb *vt.Framebuffer) {
+	kept := e.cursors[:0]
+	for _, c := range e.cursors {
+		if c.validity(fb, e.lateAcked, true) == pending {
+			kept = append(kept, c)
+		}
+	}
+	e.cursors = kept
+}
+
+// inconclusive reports whether a mismatch for a prediction of frame can
+// be blamed on a later keystroke whose effect was not predicted (Enter, a
+// control key, an escape sequence) that the server may already have
+// acted on: the newest screen can show the effect of every keystroke up
+// to the transport ack, not just up to the echo ack.
+func (e *Engine) inconclusive(frame uint64) bool { return !e.stock && e.opaqueMax > frame }
+
+// newestOpaque returns the frame of the newest logged key of unpredicted
+// effect that the server has received, or 0.
+func (e *Engine) newestOpaque() uint64 {
+	hi := max(e.frameAcked, e.lateAcked)
+	for i := len(e.log) - 1; i >= 0; i-- {
+		if k := &e.log[i]; k.opaque && k.frame <= hi {
+			return k.frame
+		}
+	}
+	return 0
+}

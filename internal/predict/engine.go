@@ -1,0 +1,217 @@
+package predict
+
+import (
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Engine is gosh's speculative local echo: it guesses the effect of each
+// keystroke on the server's screen, shows the guesses once the server
+// has confirmed one of their epoch, and drops or repairs them as the
+// server's echo arrives. See the package documentation for the model.
+//
+// The engine is a pure core: it never reads the clock (now is passed in),
+// starts no goroutines and does no I/O. It is not safe for concurrent
+// use; the client's session loop owns it.
+type Engine struct {
+	mode      Mode
+	overwrite bool
+	stock     bool // behave exactly as stock Mosh 1.4 (for comparisons in tests)
+
+	// Inputs from the transport, set by the session loop.
+	sendInterval time.Duration
+	frameSent    uint64 // number of the newest client state sent
+	frameAcked   uint64 // newest client state the server has received
+	lateAcked    uint64 // newest client state the server says it echoed
+	now          time.Time
+
+	// Decoding of typed bytes.
+	parser   vt.Parser
+	lastByte byte
+	keys     []key // scratch: keys decoded from one batch
+
+	// The predictions.
+	rows    [][]cellPred // by screen row; nil where nothing is predicted
+	wrapped []bool       // rows predicted to continue on the next one
+	cursors []cursorPred // oldest first; the last one is the current cursor
+	w, h    int          // screen size the predictions were made for
+
+	predEpoch, confEpoch uint64
+
+	// Display triggers.
+	flagging    bool
+	srttTrigger bool
+	glitch      int
+	lastQuick   time.Time
+
+	// Typed keys remembered for re-basing (rebase.go) and line learning.
+	log       []key
+	barrier   uint64 // keys of frames before it were not logged (paste, resize)
+	opaqueMax uint64 // newestOpaque, computed once per Cull
+	line      lineState
+
+	stats Stats
+}
+
+// Stats counts what the engine did, for diagnostics and tests.
+type Stats struct {
+	Predictions uint64 // cell predictions made for typed characters
+	Confirmed   uint64 // predictions the server confirmed (with credit)
+	Wrong       uint64 // shown predictions the server contradicted (each resets the engine)
+	Killed      uint64 // tentative epochs dropped for a wrong prediction
+	Rebased     uint64 // times the in-flight keys were re-predicted on the server's screen
+	Quick       uint64 // re-based epochs confirmed at once by the server's echo of the same line
+}
+
+// NewEngine returns an engine in the given mode. With overwrite set,
+// typed characters are predicted to overwrite the cell under the cursor
+// instead of inserting (MOSH_PREDICTION_OVERWRITE=yes).
+func NewEngine(mode Mode, overwrite bool) *Engine {
+	e := &Engine{
+		mode:         mode,
+		overwrite:    overwrite,
+		sendInterval: initialSendInterval,
+		predEpoch:    1,
+	}
+	e.line.start = -1
+	return e
+}
+
+// Mode returns the engine's mode.
+func (e *Engine) Mode() Mode { return e.mode }
+
+// Stats returns counters of what the engine did so far.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// SetSendInterval tells the engine the transport's current send interval
+// (ssp Transport.SendInterval), which reflects the smoothed RTT and
+// decides whether predictions are shown and underlined.
+func (e *Engine) SetSendInterval(d time.Duration) { e.sendInterval = d }
+
+// SetLocalFrameSent tells the engine the number of the newest client
+// state sent (ssp Transport.SentStateLast), sampled before each batch of
+// typed bytes: those bytes will travel in a later state.
+func (e *Engine) SetLocalFrameSent(n uint64) { e.frameSent = n }
+
+// SetLocalFrameAcked tells the engine the newest client state the server
+// has acknowledged receiving (ssp Transport.SentStateAcked). The screen
+// that came with it may already show the echo of those keystrokes.
+func (e *Engine) SetLocalFrameAcked(n uint64) { e.frameAcked = n }
+
+// SetLateAcked tells the engine the echo ack of the newest server state
+// (vt.Complete.EchoAck): every keystroke in client states up to it has
+// had time to be echoed, so predictions for them can be judged.
+func (e *Engine) SetLateAcked(n uint64) { e.lateAcked = n }
+
+// Reset forgets every prediction and starts a new, unconfirmed epoch:
+// for a window resize, or a paste that is not predicted (more than 100
+// bytes in one read, spec section 11.1).
+func (e *Engine) Reset() {
+	e.clearPredictions()
+	e.becomeTentative()
+	e.log = e.log[:0]
+	e.barrier = e.frameSent + 1
+	e.line.verified = false
+}
+
+// clearPredictions drops every cell and cursor prediction.
+func (e *Engine) clearPredictions() {
+	for i := range e.rows {
+		e.rows[i] = nil
+		e.wrapped[i] = false
+	}
+	e.cursors = e.cursors[:0]
+}
+
+// becomeTentative starts a new epoch: what is predicted from now on is
+// not shown until the server confirms one prediction of it.
+func (e *Engine) becomeTentative() {
+	if e.mode != Experimental {
+		e.predEpoch++
+	}
+}
+
+// active reports whether any prediction is outstanding.
+func (e *Engine) active() bool {
+	if len(e.cursors) > 0 {
+		return true
+	}
+	for _, r := range e.rows {
+		for i := range r {
+			if r[i].active {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// showing reports whether confirmed predictions are painted at all.
+func (e *Engine) showing() bool {
+	switch e.mode {
+	case Never:
+		return false
+	case Always, Experimental:
+		return true
+	}
+	return e.srttTrigger || e.glitch > 0
+}
+
+// Apply paints the confirmed predictions onto fb, a clone of the server's
+// framebuffer that the caller owns, underlining them when the link is
+// slow or confirmations are late. Call Cull with the server's
+// framebuffer first.
+func (e *Engine) Apply(fb *vt.Framebuffer) {
+	if fb == nil || !e.showing() {
+		return
+	}
+	for i := range e.cursors {
+		e.cursors[i].apply(fb, e.confEpoch)
+	}
+	for y, r := range e.rows {
+		for x := range r {
+			r[x].apply(fb, x, y, e.confEpoch, e.flagging)
+		}
+	}
+}
+
+// NextDeadline returns when the engine wants Cull to run again even if
+// nothing else happens: 50 ms after the last call while predictions are
+// outstanding and a timing trigger could still fire (so that a slow
+// confirmation turns on display and underlining). The zero time means
+// no deadline.
+func (e *Engine) NextDeadline() time.Time {
+	if e.mode == Never || e.now.IsZero() || (e.glitch > 0 && e.flagging) || !e.active() {
+		return time.Time{}
+	}
+	return e.now.Add(wakeInterval)
+}
+
+// resize adapts the prediction tables to a w×h screen, forgetting every
+// prediction if the size changed.
+func (e *Engine) resize(w, h int) bool {
+	if w == e.w && h == e.h {
+		return false
+	}
+	e.w, e.h = w, h
+	e.rows = make([][]cellPred, h)
+	e.wrapped = make([]bool, h)
+	e.cursors = e.cursors[:0]
+	return true
+}
+
+// row returns the predictions of row y, creating them.
+func (e *Engine) row(y int) []cellPred {
+	if e.rows[y] == nil {
+		r := make([]cellPred, e.w)
+		for i := range r {
+			r[i].frame, r[i].epoch = never, never
+		}
+		e.rows[y] = r
+	}
+	return e.rows[y]
+}
+
+// cursor returns the current cursor prediction; there must be one.
+func (e *Engine) cursor() *cursorPred { return &e.cursors[len(e.cursors)-1] }

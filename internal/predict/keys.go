@@ -1,0 +1,193 @@
+package predict
+
+import "github.com/gosh-term/gosh/internal/vt"
+
+// predictKey predicts the effect of one key at the current cursor
+// prediction and records on k what was predicted. It is used both for
+// freshly typed keys and when re-predicting keys still in flight.
+func (e *Engine) predictKey(k *key, fb *vt.Framebuffer) {
+	k.opaque = false
+	switch k.kind {
+	case keyPrint:
+		e.printRune(k, fb)
+	case keyBackspace:
+		e.backspace(k, fb)
+	case keyLeft:
+		e.moveLeft(k, fb)
+	case keyRight:
+		e.moveRight(k, fb)
+	case keyReturn:
+		e.becomeTentative()
+		e.newline(k, fb, true)
+		k.opaque = true
+	default:
+		e.becomeTentative()
+		k.opaque = true
+	}
+	k.hasCursor = len(e.cursors) > 0
+	if k.hasCursor {
+		c := e.cursor()
+		k.cx, k.cy = c.col, c.row
+	}
+}
+
+// initCursor makes sure there is a cursor prediction of the current
+// epoch, starting from the previous prediction or the server's cursor.
+func (e *Engine) initCursor(fb *vt.Framebuffer, frame uint64) {
+	if len(e.cursors) == 0 {
+		x, y := fb.Cursor()
+		e.cursors = append(e.cursors, cursorPred{overlay: overlay{frame: frame, epoch: e.predEpoch}, col: x, row: y})
+		if e.line.epoch == 0 {
+			e.line.begin(x, y, e.predEpoch, true)
+		}
+		return
+	}
+	if c := *e.cursor(); c.epoch != e.predEpoch {
+		c.epoch, c.frame, c.hasAlt = e.predEpoch, frame, false
+		e.cursors = append(e.cursors, c)
+	}
+}
+
+// printRune predicts a printable character: drawn at the cursor (shifting
+// the rest of the row right unless in overwrite mode), with the cursor
+// moving past it and wrapping at the right margin.
+func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
+	wd := vt.Width(k.r)
+	if k.r < 0x20 || wd < 1 || (e.stock && wd != 1) {
+		e.becomeTentative() // combining or unprintable: unknown effect
+		k.opaque = true
+		return
+	}
+	e.initCursor(fb, k.frame)
+	if e.cursor().col+wd > e.w { // a wide character does not fit: the terminal wraps first
+		e.becomeTentative()
+		k.opaque = true
+		e.newline(k, fb, false)
+	}
+	c := e.cursor()
+	col, y := c.col, c.row
+	margin := col+wd >= e.w
+	trusted := margin && e.trustWrap(fb, y)
+	if margin && !trusted {
+		e.becomeTentative() // emacs draws a continuation mark, a shell just wraps
+		k.opaque = true
+	}
+	if !e.overwrite {
+		e.shiftRight(k, fb, y, col, wd)
+	}
+	e.putRune(k, fb, y, col, wd)
+	c = e.cursor()
+	c.expire(k.frame, k.when)
+	if !margin {
+		c.col += wd
+		return
+	}
+	if !trusted {
+		e.becomeTentative()
+	}
+	e.wrapped[y] = true
+	e.newline(k, fb, false)
+	if trusted {
+		c = e.cursor()
+		c.altCol, c.altRow, c.hasAlt = e.w-1, y, true
+	}
+}
+
+// trustWrap reports whether a character typed in the last column of row y
+// can be predicted to wrap plainly to the next row, as line editors on the
+// primary screen do (readline, zle, a tty in canonical mode). Full-screen
+// programs (alternate screen) may draw a continuation mark, and at the
+// bottom the screen would scroll, which is not predicted.
+func (e *Engine) trustWrap(fb *vt.Framebuffer, y int) bool {
+	return !e.stock && !fb.Modes().AltScreen && y < e.h-1
+}
+
+// shiftRight predicts the cells of row y from col on moving n columns
+// right, the last n becoming unknown.
+func (e *Engine) shiftRight(k *key, fb *vt.Framebuffer, y, col, n int) {
+	row := e.row(y)
+	for i := e.w - 1; i >= col+n; i-- {
+		c := &row[i]
+		c.start(e.predEpoch, k.frame, k.when, fb.Cell(i, y))
+		if i >= e.w-n {
+			c.unknown = true
+			continue
+		}
+		c.copyContent(&row[i-n], fb.Cell(i-n, y))
+	}
+}
+
+// shiftLeft predicts the cells of row y from col on moving n columns
+// left, the last n+1 becoming unknown.
+func (e *Engine) shiftLeft(k *key, fb *vt.Framebuffer, y, col, n int) {
+	row := e.row(y)
+	for i := col; i < e.w; i++ {
+		c := &row[i]
+		c.start(e.predEpoch, k.frame, k.when, fb.Cell(i, y))
+		if i+n+1 >= e.w {
+			c.unknown = true
+			continue
+		}
+		c.copyContent(&row[i+n], fb.Cell(i+n, y))
+	}
+}
+
+// putRune predicts k.r (wd columns wide) at (col, y).
+func (e *Engine) putRune(k *key, fb *vt.Framebuffer, y, col, wd int) {
+	row := e.row(y)
+	rend := fb.Rendition()
+	if col > 0 {
+		prev, _ := e.cellAt(fb, col-1, y)
+		rend = prev.Rend
+	}
+	c := &row[col]
+	c.start(e.predEpoch, k.frame, k.when, fb.Cell(col, y))
+	c.unknown, c.cont, c.repl = false, false, vt.NewCell(k.r, rend)
+	e.stats.Predictions++
+	switch {
+	case wd == 2:
+		n := &row[col+1]
+		n.start(e.predEpoch, k.frame, k.when, fb.Cell(col+1, y))
+		n.unknown, n.cont, n.repl = false, true, vt.Cell{Rend: rend}
+	case e.overwrite && !e.stock && col+1 < e.w && e.contAt(fb, col+1, y):
+		// Overwriting the first half of a wide character erases both.
+		n := &row[col+1]
+		n.start(e.predEpoch, k.frame, k.when, fb.Cell(col+1, y))
+		n.unknown, n.cont, n.repl = false, false, vt.Cell{Rend: n.orig[len(n.orig)-1].Rend}
+	}
+}
+
+// cellAt returns what (x, y) is predicted to show (the prediction if one
+// is active and known, else the server's cell) and whether that is the
+// second half of a wide character.
+func (e *Engine) cellAt(fb *vt.Framebuffer, x, y int) (vt.Cell, bool) {
+	if r := e.rows[y]; r != nil && r[x].active && !r[x].unknown {
+		return r[x].repl, r[x].cont
+	}
+	c := fb.Cell(x, y)
+	return c, c.IsContinuation()
+}
+
+// widthLeft returns how many columns the character left of (x, y) takes:
+// 2 if it is a wide character predicted or shown there, else 1.
+func (e *Engine) widthLeft(fb *vt.Framebuffer, x, y int) int {
+	if x >= 2 && e.contAt(fb, x-1, y) {
+		return 2
+	}
+	return 1
+}
+
+// widthAt returns how many columns the character at (x, y) takes.
+func (e *Engine) widthAt(fb *vt.Framebuffer, x, y int) int {
+	if c, cont := e.cellAt(fb, x, y); !cont && c.IsWide() && x+1 < e.w {
+		return 2
+	}
+	return 1
+}
+
+// contAt reports whether (x, y) is predicted or shown to be the second
+// half of a wide character.
+func (e *Engine) contAt(fb *vt.Framebuffer, x, y int) bool {
+	_, cont := e.cellAt(fb, x, y)
+	return cont
+}
