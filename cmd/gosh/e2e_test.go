@@ -31,13 +31,29 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goshBin = filepath.Join(dir, "gosh")
-	build := exec.Command("go", "build", "-o", goshBin, ".")
+	args := []string{"build", "-o", goshBin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building gosh:", err)
 		os.Exit(1)
 	}
+	if raceEnabled {
+		// Every gosh the tests start (daemons too, whose stderr is gone)
+		// writes race reports here; any report fails the run.
+		os.Setenv("GORACE", "log_path="+filepath.Join(dir, "race"))
+	}
 	code := m.Run()
+	if reports, _ := filepath.Glob(filepath.Join(dir, "race.*")); len(reports) > 0 {
+		for _, r := range reports {
+			b, _ := os.ReadFile(r)
+			fmt.Fprintf(os.Stderr, "race detected in a gosh process (%s):\n%s\n", r, b)
+		}
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
