@@ -40,6 +40,8 @@ func (e *Engine) Cull(now time.Time, fb *vt.Framebuffer) {
 	e.dropJudgedCursors(fb)
 	if cause != noRebase && !e.stock {
 		e.rebase(fb, cause)
+	} else {
+		e.confirmByEcho(fb)
 	}
 }
 
@@ -75,6 +77,9 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 	for y, row := range e.rows {
 		for x := range row {
 			c := &row[x]
+			if c.hasHeld && (c.held.frame <= e.lateAcked || !c.tentative(e.confEpoch)) {
+				c.hasHeld = false // echoed by now, or the new prediction shows
+			}
 			switch c.validity(fb, x, y, e.lateAcked, e.inconclusive(c.frame)) {
 			case incorrect:
 				switch {

@@ -52,6 +52,13 @@ type Engine struct {
 	line      lineState
 
 	stats Stats
+	logf  func(format string, args ...any) // debugging trace, nil = none
+}
+
+func (e *Engine) trace(format string, args ...any) {
+	if e.logf != nil {
+		e.logf(format, args...)
+	}
 }
 
 // Stats counts what the engine did, for diagnostics and tests.

@@ -29,3 +29,59 @@ func TestShellPrompt(t *testing.T) {
 		t.Errorf("Stats = %+v, want no wrong predictions", st)
 	}
 }
+
+// TestContinuousTyping types shell commands without pausing after Enter,
+// from a prompt that does not leave the cursor at column 0, and compares
+// gosh with the stock Mosh model over the simulated 500 ms path.
+func TestContinuousTyping(t *testing.T) {
+	lines := []string{"ls -l\r", "echo hello world\r", "cd /tmp\r", "ls\r", "echo tyop\x7f\x7fpo fixed\r", "true\r", "echo done\r"}
+	for _, stock := range []bool{true, false} {
+		e := NewEngine(Adaptive, false)
+		e.stock = stock
+		n := newNetSim(e, 80, 24, "user@host:~$ ", typing(1000, 150, 150, lines...))
+		n.run()
+		r := n.result()
+		t.Logf("stock=%v: %d keys, %d instant (%.0f%%), %d wrong, median %d ms, mean %.0f ms, stats %+v",
+			stock, r.keys, r.instant, 100*float64(r.instant)/float64(r.keys), r.wrong, r.median, r.mean, e.Stats())
+	}
+}
+
+// TestPasswordPrompt types "sudo" and then a mistyped password without
+// pausing. The prompt that appears does not echo; nothing typed after
+// Enter may ever show, even though the password's first letter happens
+// to be the character of the prompt where the engine first guesses the
+// new line starts (column 2, the width of "$ ").
+func TestPasswordPrompt(t *testing.T) {
+	prompt := "[sudo] password for user:"
+	s := newSim(t, 30, 4, Adaptive, false)
+	s.run([]step{
+		{at: 0, host: "$ ", show: []string{"$"}, cur: [2]int{2, 0}},
+		{at: 1000, keys: "s", show: []string{"$"}, cur: [2]int{2, 0}},
+		{at: 1500, host: "s", acked: 1, echo: 1, show: []string{"$ s"}, cur: [2]int{3, 0}},
+		{at: 1600, keys: "u", show: []string{"$ su"}, ul: []string{"   _"}, cur: [2]int{4, 0}},
+		{at: 1700, keys: "d", show: []string{"$ sud"}, ul: []string{"   __"}, cur: [2]int{5, 0}},
+		{at: 1800, keys: "o", show: []string{"$ sudo"}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
+		// Enter: what follows is hidden until the server confirms it.
+		{at: 1900, keys: "\r", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
+		{at: 2000, keys: "u", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
+		{at: 2100, host: "udo", acked: 4, echo: 3, show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
+		{at: 2150, keys: "p", show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
+		{at: 2300, keys: "a", show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
+		{at: 2400, host: "\r\n" + prompt + " ", acked: 6, echo: 5, show: []string{"$ sudo", prompt}, cur: [2]int{26, 1}},
+		{at: 2450, keys: "s", show: []string{"$ sudo", prompt}, cur: [2]int{26, 1}},
+		// "u" is judged: the prompt has a "u" where it was guessed, but the
+		// cursor is not where that echo would leave it.
+		{at: 2650, host: "", acked: 7, echo: 6, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 2700, keys: "s", show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 2900, host: "", acked: 9, echo: 8, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 2950, keys: "w", show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3100, keys: "\x7f", show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3150, host: "", acked: 10, echo: 9, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3250, keys: "d", show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3400, keys: "\r", show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3400, host: "", acked: 12, echo: 11, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3650, host: "", acked: 14, echo: 13, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
+		{at: 3900, host: "\r\nSorry, try again.\r\n$ ", acked: 15, echo: 15,
+			show: []string{"$ sudo", prompt, "Sorry, try again.", "$"}, cur: [2]int{2, 3}},
+	})
+}

@@ -108,7 +108,7 @@ func (e *Engine) shiftRight(k *key, fb *vt.Framebuffer, y, col, n int) {
 	row := e.row(y)
 	for i := e.w - 1; i >= col+n; i-- {
 		c := &row[i]
-		c.start(e.predEpoch, k.frame, k.when, fb.Cell(i, y))
+		e.startCell(c, k, fb.Cell(i, y))
 		if i >= e.w-n {
 			c.unknown = true
 			continue
@@ -118,17 +118,23 @@ func (e *Engine) shiftRight(k *key, fb *vt.Framebuffer, y, col, n int) {
 }
 
 // shiftLeft predicts the cells of row y from col on moving n columns
-// left, the last n+1 becoming unknown.
+// left. The last n+1 become unknown if the row continues on the next one
+// (its text may flow back), and blank otherwise; stock Mosh always makes
+// them unknown, which leaves deleted text on the screen, underlined.
 func (e *Engine) shiftLeft(k *key, fb *vt.Framebuffer, y, col, n int) {
 	row := e.row(y)
+	edgeBlank := !e.stock && !e.rowWraps(fb, y)
 	for i := col; i < e.w; i++ {
 		c := &row[i]
-		c.start(e.predEpoch, k.frame, k.when, fb.Cell(i, y))
-		if i+n+1 >= e.w {
+		e.startCell(c, k, fb.Cell(i, y))
+		switch {
+		case i+n+1 < e.w:
+			c.copyContent(&row[i+n], fb.Cell(i+n, y))
+		case edgeBlank:
+			c.unknown, c.cont, c.repl = false, false, vt.Cell{Rend: c.repl.Rend}
+		default:
 			c.unknown = true
-			continue
 		}
-		c.copyContent(&row[i+n], fb.Cell(i+n, y))
 	}
 }
 
@@ -141,18 +147,18 @@ func (e *Engine) putRune(k *key, fb *vt.Framebuffer, y, col, wd int) {
 		rend = prev.Rend
 	}
 	c := &row[col]
-	c.start(e.predEpoch, k.frame, k.when, fb.Cell(col, y))
+	e.startCell(c, k, fb.Cell(col, y))
 	c.unknown, c.cont, c.repl = false, false, vt.NewCell(k.r, rend)
 	e.stats.Predictions++
 	switch {
 	case wd == 2:
 		n := &row[col+1]
-		n.start(e.predEpoch, k.frame, k.when, fb.Cell(col+1, y))
+		e.startCell(n, k, fb.Cell(col+1, y))
 		n.unknown, n.cont, n.repl = false, true, vt.Cell{Rend: rend}
 	case e.overwrite && !e.stock && col+1 < e.w && e.contAt(fb, col+1, y):
 		// Overwriting the first half of a wide character erases both.
 		n := &row[col+1]
-		n.start(e.predEpoch, k.frame, k.when, fb.Cell(col+1, y))
+		e.startCell(n, k, fb.Cell(col+1, y))
 		n.unknown, n.cont, n.repl = false, false, vt.Cell{Rend: n.orig[len(n.orig)-1].Rend}
 	}
 }
@@ -190,4 +196,20 @@ func (e *Engine) widthAt(fb *vt.Framebuffer, x, y int) int {
 func (e *Engine) contAt(fb *vt.Framebuffer, x, y int) bool {
 	_, cont := e.cellAt(fb, x, y)
 	return cont
+}
+
+// startCell starts a new prediction for cell c for key k, actual being
+// what the server shows there. A shown prediction still pending is held
+// (kept on the screen) if the new one is not shown yet: otherwise typing
+// a key of unknown effect (Escape in vi) and then one that is predicted
+// in the middle of a line would hide text already shown there.
+func (e *Engine) startCell(c *cellPred, k *key, actual vt.Cell) {
+	switch {
+	case e.stock || e.predEpoch <= e.confEpoch:
+		c.hasHeld = false
+	case c.active && !c.tentative(e.confEpoch) && c.frame > e.lateAcked:
+		c.held = heldPred{overlay: c.overlay, unknown: c.unknown, cont: c.cont, repl: c.repl}
+		c.hasHeld = true
+	}
+	c.start(e.predEpoch, k.frame, k.when, actual)
 }

@@ -21,9 +21,9 @@ func (e *Engine) newline(k *key, fb *vt.Framebuffer, isReturn bool) {
 		row := e.row(c.row)
 		for i := col; i < e.w; i++ {
 			r := &row[i]
-			r.active, r.unknown, r.cont, r.epoch = true, false, false, e.predEpoch
+			e.startCell(r, k, fb.Cell(i, c.row))
+			r.unknown, r.cont = false, false
 			r.repl = vt.Cell{}
-			r.expire(k.frame, k.when)
 		}
 	} else {
 		c.row++
@@ -64,7 +64,7 @@ func (e *Engine) backspace(k *key, fb *vt.Framebuffer) {
 	row := e.row(c.row)
 	for i := c.col; i < c.col+wd; i++ {
 		p := &row[i]
-		p.start(e.predEpoch, k.frame, k.when, fb.Cell(i, c.row))
+		e.startCell(p, k, fb.Cell(i, c.row))
 		p.unknown, p.cont, p.repl = false, false, vt.Cell{Rend: p.orig[len(p.orig)-1].Rend}
 	}
 }
@@ -83,12 +83,13 @@ func (e *Engine) backspaceWrapped(k *key, fb *vt.Framebuffer) {
 	c.col, c.row = last, y
 	c.expire(k.frame, k.when)
 	p := &e.row(y)[last]
-	p.start(e.predEpoch, k.frame, k.when, fb.Cell(last, y))
+	e.startCell(p, k, fb.Cell(last, y))
 	p.copyContent(&e.row(y + 1)[0], fb.Cell(0, y+1))
 	if p.cont || p.repl.IsWide() {
 		p.unknown = true
 	}
 	e.shiftLeft(k, fb, y+1, 0, 1)
+	e.wrapped[y] = !e.blankFrom(fb, 0, y+1)
 }
 
 // rowWraps reports whether row y is predicted or shown to continue on

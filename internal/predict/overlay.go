@@ -44,10 +44,22 @@ type cellPred struct {
 	// earlier predictions); a prediction matching one of them earns no
 	// credit, since the server may simply not have changed the cell.
 	orig []vt.Cell
+	// held is a shown, still pending prediction that a later one, not
+	// shown yet (a new epoch), replaced: it stays on the screen until
+	// the new one is confirmed or its own keystroke has been echoed.
+	held    heldPred
+	hasHeld bool
+}
+
+// heldPred is the part of a cellPred kept while it is held.
+type heldPred struct {
+	overlay
+	unknown, cont bool
+	repl          vt.Cell
 }
 
 func (c *cellPred) reset() {
-	c.active, c.unknown, c.cont = false, false, false
+	c.active, c.unknown, c.cont, c.hasHeld = false, false, false, false
 	c.orig = c.orig[:0]
 	c.frame, c.epoch = never, never
 }
@@ -139,24 +151,39 @@ func sameContents(a, b vt.Cell) bool {
 // underlined when flag is set.
 func (c *cellPred) apply(fb *vt.Framebuffer, col, row int, confirmed uint64, flag bool) {
 	w, h := fb.Size()
-	if !c.active || c.cont || row >= h || col >= w || c.tentative(confirmed) {
+	if !c.active || row >= h || col >= w {
 		return
 	}
+	p := heldPred{overlay: c.overlay, unknown: c.unknown, cont: c.cont, repl: c.repl}
+	if c.tentative(confirmed) {
+		if !c.hasHeld || c.held.tentative(confirmed) {
+			return
+		}
+		p = c.held
+	}
+	p.apply(fb, col, row, flag)
+}
+
+func (p *heldPred) apply(fb *vt.Framebuffer, col, row int, flag bool) {
+	if p.cont {
+		return // drawn with the first half
+	}
+	w := fb.Width()
 	cur := fb.Cell(col, row)
-	if c.repl.IsBlank() && cur.IsBlank() {
+	if p.repl.IsBlank() && cur.IsBlank() {
 		flag = false
 	}
-	if c.unknown {
+	if p.unknown {
 		if flag && col != w-1 && !cur.IsContinuation() {
 			cur.Rend.Attrs = cur.Rend.Attrs.WithUnderline(vt.UnderlineSingle)
 			fb.SetCell(col, row, cur)
 		}
 		return
 	}
-	if cur.Equal(c.repl) {
+	if cur.Equal(p.repl) {
 		return
 	}
-	cell := c.repl
+	cell := p.repl
 	if flag {
 		cell.Rend.Attrs = cell.Rend.Attrs.WithUnderline(vt.UnderlineSingle)
 	}

@@ -47,6 +47,7 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 	}
 	m := e.matchEcho(fb, first, end)
 	e.markEchoed(fb, first, first+m.echoed)
+	e.trace("rebase: first %d end %d match %+v", first, end, m)
 	epoch := e.predEpoch
 	if m.quick && cause == epochKilled {
 		e.confEpoch = max(e.confEpoch, epoch)
@@ -56,6 +57,30 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 	}
 	for i := first + m.echoed; i < len(e.log); i++ {
 		e.predictKey(&e.log[i], fb)
+	}
+}
+
+// confirmByEcho re-bases at once, confirmed, when the predictions are
+// hidden since a break key (Enter, Tab, an arrow up...) that the server
+// has answered, and the server's screen already shows the line typed
+// since echoed at its cursor: no need to wait for one of the hidden
+// predictions to be judged (and found misplaced, when Enter left the
+// cursor somewhere unexpected) an echo ack later.
+func (e *Engine) confirmByEcho(fb *vt.Framebuffer) {
+	if e.stock || e.mode == Experimental || e.predEpoch <= e.confEpoch || e.lateAcked < e.barrier {
+		return
+	}
+	first := sort.Search(len(e.log), func(i int) bool { return e.log[i].frame > e.lateAcked })
+	if first == 0 || !allSimple(e.log[first:]) {
+		return // nothing confirmed, or a break still in flight
+	}
+	hi := max(e.frameAcked, e.lateAcked)
+	end := first
+	for end < len(e.log) && e.log[end].frame <= hi {
+		end++
+	}
+	if m := e.matchEcho(fb, first, end); m.quick {
+		e.rebase(fb, epochKilled)
 	}
 }
 
@@ -86,26 +111,32 @@ type echoMatch struct {
 // typed since the last break echoed just left of the server's cursor. It
 // tries the most keys first; without any match it assumes all of them,
 // since an echoing application answers within milliseconds.
+//
+// When the whole line since the break does not match, the longest tail of
+// it that does (at least two visible characters) is taken instead: the
+// first keys may have been commands that do not echo, such as vi's "i".
 func (e *Engine) matchEcho(fb *vt.Framebuffer, first, end int) echoMatch {
 	b := first - 1
 	for b >= 0 && e.log[b].simple() && !e.log[b].opaque {
 		b--
 	}
 	for n := end - first; n >= 0; n-- {
-		line := e.log[b+1 : first+n]
-		if len(line) == 0 || !allSimple(line) {
-			continue
+		for from := b + 1; from < first+n; from++ {
+			line := e.log[from : first+n]
+			if !allSimple(line) {
+				break
+			}
+			x, y, visible := e.matchLine(fb, line)
+			if visible < 1 || (from > b+1 && visible < 2) {
+				continue
+			}
+			m := echoMatch{echoed: n, originX: x, originY: y}
+			if b >= 0 {
+				m.fromReturn = from == b+1 && e.log[b].kind == keyReturn
+				m.quick = rowChanged(e.log[b].base, fb, y)
+			}
+			return m
 		}
-		x, y, ok := e.matchLine(fb, line)
-		if !ok {
-			continue
-		}
-		m := echoMatch{echoed: n, originX: x, originY: y}
-		if b >= 0 {
-			m.fromReturn = e.log[b].kind == keyReturn
-			m.quick = rowChanged(e.log[b].base, fb, y)
-		}
-		return m
 	}
 	return echoMatch{echoed: end - first}
 }
@@ -119,28 +150,30 @@ func allSimple(keys []key) bool {
 	return true
 }
 
-// matchLine reports whether fb shows the text that typing keys on an
+// matchLine checks whether fb shows the text that typing keys on an
 // empty line gives, placed so that the server's cursor is where the
-// typing left it, with at least one visible character; and where the
-// line starts.
-func (e *Engine) matchLine(fb *vt.Framebuffer, keys []key) (x0, y int, ok bool) {
+// typing left it. It returns where the line starts and how many visible
+// (non-blank) characters matched, 0 if the text does not match.
+func (e *Engine) matchLine(fb *vt.Framebuffer, keys []key) (x0, y, visible int) {
 	text, cur, ok := simulateLine(keys, e.overwrite)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, 0
 	}
 	x, y := fb.Cursor()
 	x0 = x - textWidth(text[:cur])
 	if x0 < 0 {
-		return 0, 0, false
+		return 0, 0, 0
 	}
 	w := fb.Width()
-	col, visible := x0, false
+	col := x0
 	for _, r := range text {
 		want := vt.NewCell(r, vt.Rendition{})
 		if col+want.Width() > w || !sameContents(fb.Cell(col, y), want) {
-			return 0, 0, false
+			return 0, 0, 0
 		}
-		visible = visible || !want.IsBlank()
+		if !want.IsBlank() {
+			visible++
+		}
 		col += want.Width()
 	}
 	return x0, y, visible
