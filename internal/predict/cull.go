@@ -23,14 +23,18 @@ func (e *Engine) Cull(now time.Time, fb *vt.Framebuffer) {
 	}
 	e.updateTriggers()
 	e.trimLog()
-	e.opaqueMax = e.newestOpaque()
+	e.opaqueSeq = e.newestOpaque()
 	cause := e.judgeCells(now, fb)
-	if cause != shownWrong && len(e.cursors) > 0 {
+	if cause == noRebase && len(e.cursors) > 0 {
 		c := e.cursor()
-		if c.validity(fb, e.lateAcked, e.inconclusive(c.frame)) == incorrect {
+		if c.validity(fb, e.lateAcked, e.inconclusive(&c.overlay)) == incorrect {
 			if e.mode == Experimental {
 				e.cursors = e.cursors[:0]
 			} else {
+				x, y := fb.Cursor()
+				if !c.tentative(e.confEpoch) {
+					e.trace("shown cursor wrong: (%d,%d) vs server (%d,%d), frame %d late %d acked %d", c.col, c.row, x, y, c.frame, e.lateAcked, e.frameAcked)
+				}
 				e.countWrong(c.epoch)
 				e.reset()
 				cause = shownWrong
@@ -42,6 +46,7 @@ func (e *Engine) Cull(now time.Time, fb *vt.Framebuffer) {
 		e.rebase(fb, cause)
 	} else {
 		e.confirmByEcho(fb)
+		e.confirmByPrompt(fb)
 	}
 }
 
@@ -80,7 +85,7 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 			if c.hasHeld && (c.held.frame <= e.lateAcked || !c.tentative(e.confEpoch)) {
 				c.hasHeld = false // echoed by now, or the new prediction shows
 			}
-			switch c.validity(fb, x, y, e.lateAcked, e.inconclusive(c.frame)) {
+			switch c.validity(fb, x, y, e.lateAcked, e.inconclusive(&c.overlay)) {
 			case incorrect:
 				switch {
 				case e.mode == Experimental:
@@ -89,6 +94,7 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 					e.killEpoch(c.epoch, fb)
 					cause = max(cause, epochKilled)
 				default:
+					e.trace("shown prediction wrong at (%d,%d): %q vs server %q, frame %d late %d acked %d; server row %q", x, y, c.repl.Text(), fb.Cell(x, y).Text(), c.frame, e.lateAcked, e.frameAcked, fb.Row(y).Text())
 					e.countWrong(c.epoch)
 					e.reset()
 					return shownWrong
@@ -115,7 +121,7 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 func (e *Engine) confirm(now time.Time, fb *vt.Framebuffer, row []cellPred, x, y int) {
 	c := &row[x]
 	e.confEpoch = max(e.confEpoch, c.epoch)
-	e.line.confirmed(c.epoch)
+	e.line.confirmed(c.epoch, fb)
 	e.stats.Confirmed++
 	if now.Sub(c.when) < glitchThreshold && e.glitch > 0 && now.Sub(e.lastQuick) >= glitchRepairMinInterval {
 		e.glitch--
@@ -184,20 +190,21 @@ func (e *Engine) dropJudgedCursors(fb *vt.Framebuffer) {
 	e.cursors = kept
 }
 
-// inconclusive reports whether a mismatch for a prediction of frame can
-// be blamed on a later keystroke whose effect was not predicted (Enter, a
+// inconclusive reports whether a mismatch for prediction o can be blamed
+// on a keystroke typed after it whose effect was not predicted (Enter, a
 // control key, an escape sequence) that the server may already have
 // acted on: the newest screen can show the effect of every keystroke up
-// to the transport ack, not just up to the echo ack.
-func (e *Engine) inconclusive(frame uint64) bool { return !e.stock && e.opaqueMax > frame }
+// to the transport ack, not just up to the echo ack, and keys typed
+// together travel in the same state.
+func (e *Engine) inconclusive(o *overlay) bool { return !e.stock && e.opaqueSeq > o.seq }
 
-// newestOpaque returns the frame of the newest logged key of unpredicted
+// newestOpaque returns the number of the newest logged key of unpredicted
 // effect that the server has received, or 0.
 func (e *Engine) newestOpaque() uint64 {
 	hi := max(e.frameAcked, e.lateAcked)
 	for i := len(e.log) - 1; i >= 0; i-- {
 		if k := &e.log[i]; k.opaque && k.frame <= hi {
-			return k.frame
+			return k.seq
 		}
 	}
 	return 0

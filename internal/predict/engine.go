@@ -48,7 +48,8 @@ type Engine struct {
 	// Typed keys remembered for re-basing (rebase.go) and line learning.
 	log       []key
 	barrier   uint64 // keys of frames before it were not logged (paste, resize)
-	opaqueMax uint64 // newestOpaque, computed once per Cull
+	seq       uint64 // number of the last key typed
+	opaqueSeq uint64 // newestOpaque, computed once per Cull
 	line      lineState
 
 	stats Stats

@@ -30,22 +30,6 @@ func TestShellPrompt(t *testing.T) {
 	}
 }
 
-// TestContinuousTyping types shell commands without pausing after Enter,
-// from a prompt that does not leave the cursor at column 0, and compares
-// gosh with the stock Mosh model over the simulated 500 ms path.
-func TestContinuousTyping(t *testing.T) {
-	lines := []string{"ls -l\r", "echo hello world\r", "cd /tmp\r", "ls\r", "echo tyop\x7f\x7fpo fixed\r", "true\r", "echo done\r"}
-	for _, stock := range []bool{true, false} {
-		e := NewEngine(Adaptive, false)
-		e.stock = stock
-		n := newNetSim(e, 80, 24, "user@host:~$ ", typing(1000, 150, 150, lines...))
-		n.run()
-		r := n.result()
-		t.Logf("stock=%v: %d keys, %d instant (%.0f%%), %d wrong, median %d ms, mean %.0f ms, stats %+v",
-			stock, r.keys, r.instant, 100*float64(r.instant)/float64(r.keys), r.wrong, r.median, r.mean, e.Stats())
-	}
-}
-
 // TestPasswordPrompt types "sudo" and then a mistyped password without
 // pausing. The prompt that appears does not echo; nothing typed after
 // Enter may ever show, even though the password's first letter happens

@@ -24,6 +24,7 @@ type key struct {
 	r     rune
 	frame uint64    // first client state that can carry it
 	when  time.Time // when it was typed
+	seq   uint64    // keystrokes are numbered in the order typed
 
 	// Filled in when the key is predicted (or re-predicted):
 	opaque    bool            // its effect on the screen was not predicted
@@ -52,7 +53,8 @@ func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer) {
 	frame := e.frameSent + 1
 	for i := range e.keys {
 		k := e.keys[i]
-		k.frame, k.when = frame, now
+		e.seq++
+		k.frame, k.when, k.seq = frame, now, e.seq
 		if k.kind >= keyReturn {
 			k.base = fb.Clone()
 		}

@@ -33,17 +33,18 @@ func (e *Engine) predictKey(k *key, fb *vt.Framebuffer) {
 
 // initCursor makes sure there is a cursor prediction of the current
 // epoch, starting from the previous prediction or the server's cursor.
-func (e *Engine) initCursor(fb *vt.Framebuffer, frame uint64) {
+func (e *Engine) initCursor(fb *vt.Framebuffer, k *key) {
 	if len(e.cursors) == 0 {
 		x, y := fb.Cursor()
-		e.cursors = append(e.cursors, cursorPred{overlay: overlay{frame: frame, epoch: e.predEpoch}, col: x, row: y})
+		e.cursors = append(e.cursors, cursorPred{overlay: overlay{frame: k.frame, epoch: e.predEpoch, when: k.when, seq: k.seq}, col: x, row: y})
 		if e.line.epoch == 0 {
 			e.line.begin(x, y, e.predEpoch, true)
 		}
 		return
 	}
 	if c := *e.cursor(); c.epoch != e.predEpoch {
-		c.epoch, c.frame, c.hasAlt = e.predEpoch, frame, false
+		c.epoch, c.hasAlt = e.predEpoch, false
+		c.expire(k)
 		e.cursors = append(e.cursors, c)
 	}
 }
@@ -58,7 +59,7 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 		k.opaque = true
 		return
 	}
-	e.initCursor(fb, k.frame)
+	e.initCursor(fb, k)
 	if e.cursor().col+wd > e.w { // a wide character does not fit: the terminal wraps first
 		e.becomeTentative()
 		k.opaque = true
@@ -77,7 +78,7 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 	}
 	e.putRune(k, fb, y, col, wd)
 	c = e.cursor()
-	c.expire(k.frame, k.when)
+	c.expire(k)
 	if !margin {
 		c.col += wd
 		return
@@ -211,5 +212,5 @@ func (e *Engine) startCell(c *cellPred, k *key, actual vt.Cell) {
 		c.held = heldPred{overlay: c.overlay, unknown: c.unknown, cont: c.cont, repl: c.repl}
 		c.hasHeld = true
 	}
-	c.start(e.predEpoch, k.frame, k.when, actual)
+	c.start(e.predEpoch, k, actual)
 }

@@ -8,7 +8,7 @@ import "github.com/gosh-term/gosh/internal/vt"
 // the server) rather than at column 0. On the bottom row the scroll is
 // not predicted: the rest of the row is predicted blank instead.
 func (e *Engine) newline(k *key, fb *vt.Framebuffer, isReturn bool) {
-	e.initCursor(fb, k.frame)
+	e.initCursor(fb, k)
 	c := e.cursor()
 	col := 0
 	if isReturn {
@@ -29,7 +29,7 @@ func (e *Engine) newline(k *key, fb *vt.Framebuffer, isReturn bool) {
 		c.row++
 	}
 	c.col = col
-	c.expire(k.frame, k.when)
+	c.expire(k)
 	if isReturn {
 		e.line.begin(c.col, c.row, e.predEpoch, true)
 	}
@@ -41,7 +41,7 @@ func (e *Engine) newline(k *key, fb *vt.Framebuffer, isReturn bool) {
 // that continues the previous one, the cursor goes back to the end of
 // that row.
 func (e *Engine) backspace(k *key, fb *vt.Framebuffer) {
-	e.initCursor(fb, k.frame)
+	e.initCursor(fb, k)
 	c := e.cursor()
 	if c.col == 0 {
 		if !e.stock && !e.overwrite && c.row > 0 && e.rowWraps(fb, c.row-1) {
@@ -56,7 +56,7 @@ func (e *Engine) backspace(k *key, fb *vt.Framebuffer) {
 		return
 	}
 	c.col -= wd
-	c.expire(k.frame, k.when)
+	c.expire(k)
 	if !e.overwrite {
 		e.shiftLeft(k, fb, c.row, c.col, wd)
 		return
@@ -81,7 +81,7 @@ func (e *Engine) backspaceWrapped(k *key, fb *vt.Framebuffer) {
 		return
 	}
 	c.col, c.row = last, y
-	c.expire(k.frame, k.when)
+	c.expire(k)
 	p := &e.row(y)[last]
 	e.startCell(p, k, fb.Cell(last, y))
 	p.copyContent(&e.row(y + 1)[0], fb.Cell(0, y+1))
@@ -109,7 +109,7 @@ func (e *Engine) beforeLineStart(x, y int) bool {
 // a wide one); from column 0 of a continued row to the end of the row
 // above; not into the prompt.
 func (e *Engine) moveLeft(k *key, fb *vt.Framebuffer) {
-	e.initCursor(fb, k.frame)
+	e.initCursor(fb, k)
 	c := e.cursor()
 	switch {
 	case c.col > 0:
@@ -125,20 +125,20 @@ func (e *Engine) moveLeft(k *key, fb *vt.Framebuffer) {
 	default:
 		return
 	}
-	c.expire(k.frame, k.when)
+	c.expire(k)
 }
 
 // moveRight predicts the right arrow: one character right (two columns
 // over a wide one), but not past the end of the text on the row, where
 // line editors stay put.
 func (e *Engine) moveRight(k *key, fb *vt.Framebuffer) {
-	e.initCursor(fb, k.frame)
+	e.initCursor(fb, k)
 	c := e.cursor()
 	if c.col >= e.w-1 {
 		return
 	}
 	if !e.stock && e.blankFrom(fb, c.col, c.row) {
-		c.expire(k.frame, k.when)
+		c.expire(k)
 		return
 	}
 	if wd := e.widthAt(fb, c.col, c.row); !e.stock && c.col+wd < e.w {
@@ -146,7 +146,7 @@ func (e *Engine) moveRight(k *key, fb *vt.Framebuffer) {
 	} else {
 		c.col++
 	}
-	c.expire(k.frame, k.when)
+	c.expire(k)
 }
 
 // blankFrom reports whether row y is predicted or shown blank from column

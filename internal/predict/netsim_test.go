@@ -47,6 +47,8 @@ type netSim struct {
 	shownAt []int             // when each keystroke was first shown, or -1
 	wrong   map[int]bool      // keystrokes during which a wrong prediction was shown
 	debug   bool
+	now     int
+	seen    func(t int, fb *vt.Framebuffer) // called with every painted screen
 }
 
 type simState struct {
@@ -158,12 +160,16 @@ func (n *netSim) markDirty(t int) {
 // paint composes the client's screen and measures it: keystroke i is
 // shown once the row the cursor is on and the cursor are as they are
 // after keystroke i or a later one typed by now; a prediction (an
-// underlined character) is wrong if it is not what the screen holds
-// after the latest keystroke (or the one before).
+// underlined character) is wrong if the screen held something else there
+// after each keystroke of the last wrongWindow milliseconds (and the one
+// before them).
 func (n *netSim) paint(t, last int) {
 	n.e.Cull(ms(t), n.serverFB)
 	fb := n.serverFB.Clone()
 	n.e.Apply(fb)
+	if n.seen != nil {
+		n.seen(t, fb)
+	}
 	if last < 0 {
 		return
 	}
@@ -175,10 +181,20 @@ func (n *netSim) paint(t, last int) {
 			break
 		}
 	}
-	if wrongCells(fb, n.ref[last], n.ref[max(last-1, 0)]) {
+	from := last
+	for from > 0 && n.work[from].at >= t-wrongWindow {
+		from--
+	}
+	if wrongCells(fb, n.ref[from:last+1]) {
 		n.wrong[last] = true
 	}
 }
+
+// wrongWindow is how far back a shown prediction may match the screen: a
+// prediction stands for keystrokes that the server's screen shows an RTT
+// and a few frame intervals later, so it can lag what has been typed
+// since.
+const wrongWindow = 2000
 
 // sameLine reports whether a and b have the cursor at the same place and
 // the same text on its row.
@@ -188,9 +204,9 @@ func sameLine(a, b *vt.Framebuffer) bool {
 	return ax == bx && ay == by && a.Row(ay).Text() == b.Row(by).Text()
 }
 
-// wrongCells reports whether fb shows an underlined character that
-// neither want nor alt has there.
-func wrongCells(fb, want, alt *vt.Framebuffer) bool {
+// wrongCells reports whether fb shows an underlined character that none
+// of refs has there.
+func wrongCells(fb *vt.Framebuffer, refs []*vt.Framebuffer) bool {
 	w, h := fb.Size()
 	for y := range h {
 		for x := range w {
@@ -198,7 +214,7 @@ func wrongCells(fb, want, alt *vt.Framebuffer) bool {
 			if c.Rend.Attrs.Underline() == vt.UnderlineNone || c.IsBlank() {
 				continue
 			}
-			if !sameContents(c, want.Cell(x, y)) && !sameContents(c, alt.Cell(x, y)) {
+			if !slices.ContainsFunc(refs, func(r *vt.Framebuffer) bool { return sameContents(c, r.Cell(x, y)) }) {
 				return true
 			}
 		}

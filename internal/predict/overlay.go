@@ -27,11 +27,13 @@ type overlay struct {
 	frame uint64    // expiration frame: judged once the echo ack reaches it
 	epoch uint64    // shown only once confirmedEpoch ≥ epoch
 	when  time.Time // when the keystroke was typed
+	seq   uint64    // the keystroke's number (key.seq)
 }
 
 func (o *overlay) tentative(confirmed uint64) bool { return o.epoch > confirmed }
 
-func (o *overlay) expire(frame uint64, when time.Time) { o.frame, o.when = frame, when }
+// expire makes the prediction stand for keystroke k.
+func (o *overlay) expire(k *key) { o.frame, o.when, o.seq = k.frame, k.when, k.seq }
 
 // cellPred is the prediction for one cell of a row.
 type cellPred struct {
@@ -85,10 +87,10 @@ func (c *cellPred) addOrig(cell vt.Cell) {
 
 // start makes c an active prediction of the given epoch and frame,
 // remembering what the server shows there now.
-func (c *cellPred) start(epoch, frame uint64, when time.Time, actual vt.Cell) {
+func (c *cellPred) start(epoch uint64, k *key, actual vt.Cell) {
 	c.resetWithOrig()
 	c.active, c.epoch = true, epoch
-	c.expire(frame, when)
+	c.expire(k)
 	c.addOrig(actual)
 }
 

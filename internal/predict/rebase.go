@@ -11,8 +11,9 @@ type rebaseCause uint8
 
 const (
 	noRebase    rebaseCause = iota
-	epochKilled             // a tentative (hidden) prediction was wrong
+	epochKilled             // a tentative (hidden) prediction was wrong, or its line's echo shows (confirmByEcho)
 	shownWrong              // a shown prediction or the cursor was wrong
+	promptSeen              // the prompt is back after Enter (confirmByPrompt)
 )
 
 // rebase re-predicts the keystrokes still in flight on top of the
@@ -49,10 +50,17 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 	e.markEchoed(fb, first, first+m.echoed)
 	e.trace("rebase: first %d end %d match %+v", first, end, m)
 	epoch := e.predEpoch
-	if m.quick && cause == epochKilled {
+	switch {
+	case cause == promptSeen:
+		x, y := fb.Cursor()
+		e.confEpoch = max(e.confEpoch, epoch)
+		e.line.begin(x, y, epoch, true)
+		e.line.verify(fb)
+		e.stats.Quick++
+	case m.quick && cause == epochKilled:
 		e.confEpoch = max(e.confEpoch, epoch)
 		e.line.begin(m.originX, m.originY, epoch, m.fromReturn)
-		e.line.verified = true
+		e.line.verify(fb)
 		e.stats.Quick++
 	}
 	for i := first + m.echoed; i < len(e.log); i++ {
@@ -81,6 +89,30 @@ func (e *Engine) confirmByEcho(fb *vt.Framebuffer) {
 	}
 	if m := e.matchEcho(fb, first, end); m.quick {
 		e.rebase(fb, epochKilled)
+	}
+}
+
+// confirmByPrompt re-bases at once, confirmed, when the predictions are
+// hidden since an Enter that the server has answered, none of the keys
+// typed since has reached the server, and the server's screen shows the
+// prompt again exactly (same text, the rest of the row blank, the cursor
+// right after it) as on the last line the server confirmed echoing: the
+// line editor is back, waiting for input, so the keys typed after the
+// Enter (and the next ones) show at once instead of an echo later. A
+// password prompt, or any other program reading, looks different.
+func (e *Engine) confirmByPrompt(fb *vt.Framebuffer) {
+	if e.stock || e.mode == Experimental || e.predEpoch <= e.confEpoch || e.lateAcked < e.barrier {
+		return
+	}
+	first := sort.Search(len(e.log), func(i int) bool { return e.log[i].frame > e.lateAcked })
+	if first == 0 || e.log[first-1].kind != keyReturn || !allSimple(e.log[first:]) {
+		return // the last key the server answered is not Enter, or a break is in flight
+	}
+	if first < len(e.log) && e.log[first].frame <= max(e.frameAcked, e.lateAcked) {
+		return // keys typed since have arrived, unechoed
+	}
+	if e.line.showsPrompt(fb) {
+		e.rebase(fb, promptSeen)
 	}
 }
 
