@@ -83,7 +83,7 @@ func startMoshServer(t *testing.T) *e2etest.Server {
 // clientWrapper runs a client command inside sh so the test can see its
 // exit status and compare the terminal modes before and after.
 func clientWrapper(dir, client string) []string {
-	script := fmt.Sprintf(`stty -g > %[1]s/before; %[2]s; echo "client-exit=$?"; stty -g > %[1]s/after; sleep 600`,
+	script := fmt.Sprintf(`stty -g > %[1]s/before; %[2]s; rc=$?; stty -g > %[1]s/after; echo "client-exit=$rc"; sleep 600`,
 		dir, client)
 	return []string{"sh", "-c", script}
 }

@@ -27,7 +27,7 @@ func TestFullSessionEmbedded(t *testing.T) {
 		t.Run(strconv.Itoa(i+1), func(t *testing.T) {
 			dir := t.TempDir()
 			script := fmt.Sprintf(`stty -g > %[1]s/before; %[2]s connect box -- env PS1='e2e$ ' bash --norc --noprofile -i 2>%[1]s/err; `+
-				`echo "client-exit=$?"; stty -g > %[1]s/after; sleep 600`, dir, f.gosh)
+				`rc=$?; stty -g > %[1]s/after; echo "client-exit=$rc"; sleep 600`, dir, f.gosh)
 			tm := e2etest.NewTmux(t, 80, 24, env, "sh", "-c", script)
 			tm.WaitForText(20*time.Second, "e2e$")
 			tm.Send("echo hello-$((2*21)) from $(hostname)\r")

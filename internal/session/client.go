@@ -27,6 +27,11 @@ const (
 	pasteSize = 100
 	// stdinReadSize is the most read from the terminal at once.
 	stdinReadSize = 16 << 10
+	// inputWindow bounds the typed input in flight (sent, not yet
+	// acknowledged): a large paste goes out in pieces of about this size
+	// rather than as one huge instruction that any lost fragment would
+	// send again whole.
+	inputWindow = 64 << 10
 )
 
 // ClientConfig is one client session.
@@ -106,6 +111,7 @@ type client struct {
 	notify    *notifier
 	escape    escapeFilter
 	out       []byte
+	keys      []byte // typed input waiting for room in the window
 	remoteNum uint64
 	connected bool // a server state has arrived
 	cols      int
@@ -311,9 +317,26 @@ func (c *client) checkEnd(now time.Time) (bool, error) {
 	return false, nil
 }
 
+// flushKeys moves typed input into the user stream while the input in
+// flight stays within inputWindow.
+func (c *client) flushKeys() {
+	user := c.tr.Current()
+	for len(c.keys) > 0 && user.Held() < inputWindow {
+		n := min(len(c.keys), inputWindow-int(user.Held()))
+		user.PushKeys(c.keys[:n])
+		c.keys = c.keys[n:]
+	}
+	if len(c.keys) == 0 {
+		c.keys = nil
+	}
+}
+
 // send writes what the transport has to send now, and hops to a new local
 // port when the server has stopped answering.
 func (c *client) send(now time.Time) error {
+	if !c.tr.ShutdownInProgress() {
+		c.flushKeys()
+	}
 	out, err := c.tr.Tick(now)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -395,7 +418,7 @@ func (c *client) typed(now time.Time, b []byte) {
 			if containsByte(send, 0x0c) { // Ctrl-L also repaints locally
 				c.repaint = true
 			}
-			c.tr.Current().PushKeys(send)
+			c.keys = append(c.keys, send...)
 		}
 		switch act {
 		case escWaiting:

@@ -125,6 +125,8 @@ func Listen(cfg ListenConfig) (*Conn, error) {
 		uc, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, uint16(port))))
 		if err == nil {
 			setSocketOptions(uc)
+			_ = uc.SetReadBuffer(socketBuffer)
+			_ = uc.SetWriteBuffer(socketBuffer)
 			return NewConn(uc, nil, cfg.Logf), nil
 		}
 		lastErr = err
@@ -145,6 +147,8 @@ func Dial(remote netip.AddrPort) (*Conn, error) {
 			return nil, fmt.Errorf("ssp: %w", err)
 		}
 		setSocketOptions(uc)
+		_ = uc.SetReadBuffer(socketBuffer)
+		_ = uc.SetWriteBuffer(socketBuffer)
 		return uc, nil
 	}
 	pc, err := open()

@@ -157,4 +157,9 @@ const (
 	// minDatagramBudget is the smallest datagram budget a Transport
 	// accepts: room for the headers and one byte of fragment body.
 	minDatagramBudget = gcrypto.Overhead + TimestampSize + FragmentHeaderSize + 1
+
+	// socketBuffer is the kernel send and receive buffer asked for on every
+	// socket (best effort): a large instruction arrives as a burst of
+	// fragments, and one dropped fragment costs the whole instruction.
+	socketBuffer = 1 << 20
 )

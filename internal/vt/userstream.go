@@ -61,6 +61,12 @@ func (s *UserStream) PushResize(cols, rows int) {
 // Total returns the number of events ever appended (an absolute position).
 func (s *UserStream) Total() uint64 { return s.total }
 
+// Held returns the number of events the stream still holds: those appended
+// after the prefix Subtract dropped. For a sender's current state, whose
+// acknowledged prefix the transport subtracts, it is the input still in
+// flight.
+func (s *UserStream) Held() uint64 { return s.total - s.base }
+
 // EventsSince returns the events from absolute position total on, with
 // consecutive bytes coalesced. Events already dropped by Subtract are not
 // returned. The Keys slices alias the stream: read them before modifying

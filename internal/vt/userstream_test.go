@@ -208,3 +208,18 @@ func TestUserStreamRejectsMalformedExtension(t *testing.T) {
 		t.Errorf("oracle accepts %x", msg)
 	}
 }
+
+func TestUserStreamHeld(t *testing.T) {
+	s := vt.NewUserStream()
+	s.PushKeys([]byte("abc"))
+	s.PushResize(80, 24)
+	acked := s.Clone()
+	s.PushKeys([]byte("de"))
+	if got := s.Held(); got != 6 {
+		t.Errorf("Held = %d, want 6", got)
+	}
+	s.Subtract(acked)
+	if got := s.Held(); got != 2 || s.Total() != 6 {
+		t.Errorf("after Subtract: Held = %d, Total = %d; want 2, 6", got, s.Total())
+	}
+}
