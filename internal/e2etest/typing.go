@@ -1,0 +1,323 @@
+//go:build unix
+
+package e2etest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Keystroke is one key of a typing workload: the bytes a terminal sends
+// for it (a character, or a whole escape sequence for an arrow), typed
+// Pause after the previous one.
+type Keystroke struct {
+	Keys  string
+	Pause time.Duration
+}
+
+// Snapshot is the screen as it was right after one read of a program's
+// output, and when that read returned.
+type Snapshot struct {
+	At time.Time
+	FB *vt.Framebuffer
+}
+
+// Typist runs a program in a pseudo-terminal the test owns, types into it
+// with a typist's timing, and keeps every state its screen went through
+// (the program's output, read as it comes, fed to a gosh emulator): the
+// raw material to tell when each keystroke showed and whether a wrong
+// character ever did.
+type Typist struct {
+	t   testing.TB
+	cmd *exec.Cmd
+	pty *os.File
+
+	mu    sync.Mutex // guards following
+	emu   *vt.Emulator
+	snaps []Snapshot
+	last  time.Time // when output last arrived
+
+	done   chan struct{} // closed when the reader ends
+	exitCh chan struct{} // closed when the program has exited
+}
+
+// StartTypist runs argv in a cols×rows pseudo-terminal with env added to
+// the environment, and ends it when the test ends.
+func StartTypist(t testing.TB, cols, rows int, env []string, argv ...string) *Typist {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	if err != nil {
+		t.Fatalf("starting %v: %v", argv, err)
+	}
+	ty := &Typist{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(cols, rows),
+		done: make(chan struct{}), exitCh: make(chan struct{})}
+	go ty.read()
+	go func() { _ = cmd.Wait(); close(ty.exitCh) }()
+	t.Cleanup(ty.Close)
+	return ty
+}
+
+func (ty *Typist) read() {
+	defer close(ty.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := ty.pty.Read(buf)
+		now := time.Now()
+		if n > 0 {
+			ty.mu.Lock()
+			reply := ty.emu.Feed(buf[:n], nil)
+			ty.snaps = append(ty.snaps, Snapshot{At: now, FB: ty.emu.Framebuffer().Clone()})
+			ty.last = now
+			ty.mu.Unlock()
+			if len(reply) > 0 {
+				_, _ = ty.pty.Write(reply) // a terminal answers queries
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Screen returns a copy of the current screen.
+func (ty *Typist) Screen() *vt.Framebuffer {
+	ty.mu.Lock()
+	defer ty.mu.Unlock()
+	return ty.emu.Framebuffer().Clone()
+}
+
+// WaitFor polls the screen every millisecond until cond holds, failing the
+// test after timeout.
+func (ty *Typist) WaitFor(timeout time.Duration, what string, cond func(fb *vt.Framebuffer) bool) {
+	ty.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond(ty.Screen()) {
+		if time.Now().After(deadline) {
+			ty.t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, Dump(Rows(ty.Screen())))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Quiet waits until no output has arrived for d (at most max).
+func (ty *Typist) Quiet(d, max time.Duration) {
+	start := time.Now()
+	for time.Since(start) < max {
+		ty.mu.Lock()
+		last := ty.last
+		ty.mu.Unlock()
+		if time.Since(last) >= d && time.Since(start) >= d {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Type types the keystrokes with their pauses and returns when each one
+// was written.
+func (ty *Typist) Type(keys []Keystroke) []time.Time {
+	ty.t.Helper()
+	at := make([]time.Time, len(keys))
+	next := time.Now()
+	for i, k := range keys {
+		next = next.Add(k.Pause)
+		time.Sleep(time.Until(next))
+		at[i] = time.Now()
+		if _, err := ty.pty.Write([]byte(k.Keys)); err != nil {
+			ty.t.Fatalf("typing %q: %v", k.Keys, err)
+		}
+	}
+	return at
+}
+
+// Snapshots returns every screen state recorded from since on.
+func (ty *Typist) Snapshots(since time.Time) []Snapshot {
+	ty.mu.Lock()
+	defer ty.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(ty.snaps, since, func(s Snapshot, t time.Time) int { return s.At.Compare(t) })
+	return slices.Clone(ty.snaps[i:])
+}
+
+// Close kills the program if it still runs and releases the terminal.
+func (ty *Typist) Close() {
+	select {
+	case <-ty.exitCh:
+	default:
+		_ = ty.cmd.Process.Kill()
+	}
+	<-ty.exitCh
+	ty.pty.Close()
+	<-ty.done
+}
+
+// Rows returns the rows of fb, trailing blanks removed.
+func Rows(fb *vt.Framebuffer) []string {
+	rows := make([]string, fb.Height())
+	for y := range rows {
+		rows[y] = fb.Row(y).Text()
+	}
+	return rows
+}
+
+// RecordReference types keys into a program running directly in a
+// terminal (no network), one at a time, waiting for the screen to settle
+// after each, and returns the screen after each keystroke: what a session
+// over any link must eventually show, keystroke by keystroke. The
+// program's first screen is waitReady's business.
+func RecordReference(t testing.TB, cols, rows int, env []string, argv []string, waitReady func(*Typist), keys []Keystroke) []*vt.Framebuffer {
+	t.Helper()
+	ty := StartTypist(t, cols, rows, env, argv...)
+	defer ty.Close()
+	waitReady(ty)
+	ty.Quiet(200*time.Millisecond, 5*time.Second)
+	refs := make([]*vt.Framebuffer, len(keys))
+	for i, k := range keys {
+		if _, err := ty.pty.Write([]byte(k.Keys)); err != nil {
+			t.Fatalf("typing %q: %v", k.Keys, err)
+		}
+		settle := 40 * time.Millisecond
+		if k.Pause >= time.Second || strings.ContainsAny(k.Keys, "\r\x1b") {
+			settle = 250 * time.Millisecond // a command runs, or vi changes mode
+		}
+		time.Sleep(2 * time.Millisecond)
+		ty.Quiet(settle, 5*time.Second)
+		refs[i] = ty.Screen()
+	}
+	return refs
+}
+
+// TypingResult measures how a session showed a typing workload.
+type TypingResult struct {
+	Keys int
+	// Latency is, per keystroke, how long after it was typed the screen
+	// first showed it (the cursor and the text of its row as they are
+	// after it, or after a later keystroke already typed); -1 if never.
+	Latency []time.Duration
+	// Wrong marks the keystrokes during which the screen showed a wrong
+	// prediction: an underlined character that the screen did not hold
+	// at that place after any keystroke of the previous WrongWindow.
+	Wrong []bool
+}
+
+// WrongWindow is how far back a shown prediction may match the reference:
+// a prediction stands for keystrokes whose echo comes an RTT and a few
+// frame intervals later, and can lag what has been typed since.
+const WrongWindow = 2 * time.Second
+
+// InstantLatency is the "shown at once" bound.
+const InstantLatency = 5 * time.Millisecond
+
+// MeasureTyping matches the screen states a session went through (snaps)
+// against the reference screens after each keystroke (refs) typed at the
+// given times.
+func MeasureTyping(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot) TypingResult {
+	r := TypingResult{Keys: len(at), Latency: make([]time.Duration, len(at)), Wrong: make([]bool, len(at))}
+	for i := range r.Latency {
+		r.Latency[i] = -1
+	}
+	last := -1
+	for _, s := range snaps {
+		for last+1 < len(at) && !at[last+1].After(s.At) {
+			last++
+		}
+		if last < 0 {
+			continue
+		}
+		for j := last; j >= 0 && r.Latency[j] < 0; j-- {
+			if SameLine(s.FB, refs[j]) {
+				for i := j; i >= 0 && r.Latency[i] < 0; i-- {
+					r.Latency[i] = s.At.Sub(at[i])
+				}
+				break
+			}
+		}
+		from := last
+		for from > 0 && s.At.Sub(at[from]) < WrongWindow {
+			from--
+		}
+		if x, y, bad := WrongCell(s.FB, refs[from:last+1]); bad {
+			if !r.Wrong[last] && os.Getenv("GOSH_TYPING_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "wrong cell (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, last, Dump(Rows(s.FB)), Dump(Rows(refs[last])))
+			}
+			r.Wrong[last] = true
+		}
+	}
+	return r
+}
+
+// SameLine reports whether a and b have the cursor at the same place and
+// the same text on its row.
+func SameLine(a, b *vt.Framebuffer) bool {
+	ax, ay := a.Cursor()
+	bx, by := b.Cursor()
+	return ax == bx && ay == by && a.Row(ay).Text() == b.Row(by).Text()
+}
+
+// WrongCell finds an underlined character on fb that none of refs has at
+// that place.
+func WrongCell(fb *vt.Framebuffer, refs []*vt.Framebuffer) (x, y int, found bool) {
+	w, h := fb.Size()
+	for y := range h {
+		for x := range w {
+			c := fb.Cell(x, y)
+			if c.Rend.Attrs.Underline() == vt.UnderlineNone || c.IsBlank() {
+				continue
+			}
+			if !slices.ContainsFunc(refs, func(r *vt.Framebuffer) bool { return sameText(c, r.Cell(x, y)) }) {
+				return x, y, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func sameText(a, b vt.Cell) bool {
+	if a.IsBlank() || b.IsBlank() {
+		return a.IsBlank() && b.IsBlank()
+	}
+	return a.Text() == b.Text()
+}
+
+// Summary returns the figures: keystrokes shown within InstantLatency,
+// shown wrongly, and the median and mean latency (a keystroke never shown
+// counts as 10 s).
+func (r TypingResult) Summary() (instant, wrong float64, median, mean time.Duration) {
+	lat := make([]time.Duration, len(r.Latency))
+	var sum time.Duration
+	n, w := 0, 0
+	for i, d := range r.Latency {
+		if d < 0 {
+			d = 10 * time.Second
+		}
+		if d <= InstantLatency {
+			n++
+		}
+		if r.Wrong[i] {
+			w++
+		}
+		lat[i] = d
+		sum += d
+	}
+	slices.Sort(lat)
+	k := float64(len(lat))
+	return float64(n) / k, float64(w) / k, lat[len(lat)/2], sum / time.Duration(len(lat))
+}
+
+// String formats the summary.
+func (r TypingResult) String() string {
+	instant, wrong, median, mean := r.Summary()
+	return fmt.Sprintf("%d keystrokes: %.1f%% shown within %v, %.1f%% shown wrongly, median %v, mean %v",
+		r.Keys, 100*instant, InstantLatency, 100*wrong, median.Round(100*time.Microsecond), mean.Round(100*time.Microsecond))
+}

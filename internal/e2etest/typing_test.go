@@ -1,0 +1,379 @@
+//go:build linux
+
+package e2etest
+
+// Speculative local echo end to end: gosh connect and gosh server (and
+// stock mosh-client and mosh-server) through a relay that delays each
+// direction by 250 ms, typed into by a program that times every screen
+// state against its keystrokes.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+const (
+	typingCols, typingRows = 80, 24
+	typingPrompt           = "e2e$ "
+	oneWay                 = 250 * time.Millisecond
+)
+
+// typingEnv is the locale and terminal of every program in these tests.
+var typingEnv = []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color"}
+
+var (
+	goshOnce sync.Once
+	goshPath string
+	goshErr  error
+)
+
+// goshBinary builds gosh once for this package's tests. Until cmd/gosh
+// wires the prediction engine into --predict (its newPredictor is a stub
+// while internal/predict lands), the build replaces that one file with the
+// wiring, through go build -overlay, without touching the source tree.
+func goshBinary(t *testing.T) string {
+	t.Helper()
+	goshOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gosh-typing-")
+		if err != nil {
+			goshErr = err
+			return
+		}
+		goshPath = filepath.Join(dir, "gosh")
+		args := []string{"build", "-o", goshPath}
+		root, _ := filepath.Abs("../..")
+		stub := filepath.Join(root, "cmd", "gosh", "predictor.go")
+		if src, err := os.ReadFile(stub); err == nil && !strings.Contains(string(src), "predict.NewEngine") {
+			wired := filepath.Join(dir, "predictor.go")
+			overlay := filepath.Join(dir, "overlay.json")
+			if err := os.WriteFile(wired, []byte(predictorWiring), 0o644); err != nil {
+				goshErr = err
+				return
+			}
+			js := fmt.Sprintf(`{"Replace":{%q:%q}}`, stub, wired)
+			if err := os.WriteFile(overlay, []byte(js), 0o644); err != nil {
+				goshErr = err
+				return
+			}
+			args = append(args, "-overlay", overlay)
+		}
+		cmd := exec.Command("go", append(args, "./cmd/gosh")...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			goshErr = fmt.Errorf("building gosh: %v\n%s", err, out)
+		}
+	})
+	if goshErr != nil {
+		t.Fatal(goshErr)
+	}
+	return goshPath
+}
+
+// predictorWiring is cmd/gosh's newPredictor as it should read.
+const predictorWiring = `package main
+
+import (
+	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/session"
+)
+
+func newPredictor(o *ConnectOptions) (session.Predictor, error) {
+	mode, err := predict.ParseMode(o.Predict)
+	if err != nil {
+		return nil, err
+	}
+	if mode == predict.Never {
+		return nil, nil
+	}
+	return predict.NewEngine(mode, o.PredictOverwrite), nil
+}
+`
+
+// shellDir makes the working directory of the test shells: a few files
+// to look at, and "v", vi without configuration, on the primary screen
+// (stock mosh-server has no alternate screen, so leaving vi would look
+// different under each server).
+func shellDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"notes.txt":     "first line of notes\nsecond line\nthird line, the last\n",
+		"sub/a.txt":     "a\n",
+		"sub/b.txt":     "b\n",
+		"v":             "#!/bin/sh\nexec vim -u NONE -N -i NONE --cmd 'set t_ti= t_te=' \"$@\"\n",
+		"sub/.hidden":   "",
+		"readme.md":     "# readme\n",
+		"data/one.csv":  "1,2,3\n",
+		"data/two.csv":  "4,5,6\n",
+		"data/three.md": "x\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if name == "v" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// shellArgv runs an interactive bash with a fixed prompt in dir.
+func shellArgv(dir string) []string {
+	return []string{"sh", "-c", `cd "$0" && PATH="$0:$PATH" exec env PS1='` + typingPrompt + `' HISTFILE=/dev/null bash --norc --noprofile -i`, dir}
+}
+
+// session is a client and server pair through a delaying relay.
+type session struct {
+	typist *Typist
+}
+
+// startSession starts server ("gosh" or "mosh") and client ("gosh" or
+// "mosh") with the client's traffic through a relay delaying each
+// direction by 250 ms, and waits for the prompt.
+func startSession(t *testing.T, server, client, dir string) *session {
+	t.Helper()
+	var srvArgv []string
+	switch server {
+	case "gosh":
+		srvArgv = []string{goshBinary(t), "server", "new", "-i", "127.0.0.1", "-p", "0", "--"}
+	default:
+		RequireCommands(t, "mosh-server")
+		srvArgv = []string{"mosh-server", "new", "-i", "127.0.0.1", "-p", "0", "--"}
+	}
+	srv := StartServer(t, typingEnv, append(srvArgv, shellArgv(dir)...)...)
+	relay := NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), srv.Port))
+	relay.SetDelay(oneWay, oneWay)
+	port := fmt.Sprint(relay.Addr().Port())
+	var cliArgv []string
+	switch client {
+	case "gosh":
+		cliArgv = []string{goshBinary(t), "connect", "--direct", "127.0.0.1", port}
+	default:
+		RequireCommands(t, "mosh-client")
+		cliArgv = []string{"mosh-client", "127.0.0.1", port}
+	}
+	env := append([]string{"MOSH_KEY=" + srv.Key}, typingEnv...)
+	ty := StartTypist(t, typingCols, typingRows, env, cliArgv...)
+	clearScreen(ty)
+	return &session{typist: ty}
+}
+
+// clearScreen waits for the shell's prompt and clears the screen, so that
+// every session starts from the same screen (stock mosh-server's shell
+// starts its prompt on the second row).
+func clearScreen(ty *Typist) {
+	ty.WaitFor(15*time.Second, "the prompt", func(fb *vt.Framebuffer) bool {
+		return strings.Contains(strings.Join(Rows(fb), "\n"), "e2e$")
+	})
+	ty.Quiet(300*time.Millisecond, 3*time.Second)
+	ty.Type(keystrokes("clear\r", 100*time.Millisecond))
+	ty.WaitFor(15*time.Second, "a clear screen", func(fb *vt.Framebuffer) bool {
+		x, y := fb.Cursor()
+		return strings.Join(Rows(fb), "\n") == "e2e$"+strings.Repeat("\n", typingRows-1) && x == len(typingPrompt) && y == 0
+	})
+	ty.Quiet(1000*time.Millisecond, 5*time.Second)
+}
+
+// TestTypingShowsAtOnce types a shell command over the 500 ms path: once
+// the first keystroke has been confirmed by the server's echo, each further
+// character must be on the client's screen within 5 ms of the keystroke,
+// against gosh server and against stock mosh-server.
+func TestTypingShowsAtOnce(t *testing.T) {
+	RequireCommands(t, "bash")
+	for _, server := range []string{"gosh", "mosh"} {
+		t.Run("server="+server, func(t *testing.T) {
+			s := startSession(t, server, "gosh", shellDir(t))
+			ty := s.typist
+			ty.Type([]Keystroke{{Keys: "e"}})
+			ty.WaitFor(5*time.Second, "the echo of e", func(fb *vt.Framebuffer) bool { return fb.Row(0).Text() == typingPrompt+"e" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone })
+			ty.Quiet(600*time.Millisecond, 3*time.Second) // the echo ack
+			cmd := "echo hello, world"
+			var keys []Keystroke
+			for _, c := range cmd[1:] {
+				keys = append(keys, Keystroke{Keys: string(c), Pause: 120 * time.Millisecond})
+			}
+			at := ty.Type(keys)
+			ty.Quiet(200*time.Millisecond, 2*time.Second)
+			snaps := ty.Snapshots(at[0])
+			for i := range keys {
+				want := strings.TrimRight(typingPrompt+cmd[:i+2], " ")
+				x := len(typingPrompt) + i + 2
+				shown := time.Duration(-1)
+				for _, sn := range snaps {
+					cx, cy := sn.FB.Cursor()
+					if !sn.At.Before(at[i]) && cy == 0 && cx == x && sn.FB.Row(0).Text() == want {
+						shown = sn.At.Sub(at[i])
+						break
+					}
+				}
+				if shown < 0 || shown > InstantLatency {
+					t.Errorf("%q (keystroke %d) shown after %v, want within %v", keys[i].Keys, i+2, shown, InstantLatency)
+				}
+			}
+			ty.Type([]Keystroke{{Keys: "\r"}})
+			ty.WaitFor(5*time.Second, "the command's output", func(fb *vt.Framebuffer) bool { return fb.Row(1).Text() == "hello, world" })
+		})
+	}
+}
+
+// TestPasswordNeverShown runs commands that read a password without echo,
+// typed straight after the command (the typist does not wait for the
+// prompt) and mistyped then corrected: no keystroke of it may ever appear.
+// The second prompt has, at the column where the shell's prompt ends, the
+// very password typed, so that a prediction would match the screen there.
+func TestPasswordNeverShown(t *testing.T) {
+	RequireCommands(t, "bash")
+	for _, tc := range []struct{ server, prompt string }{
+		{"gosh", "[sudo] password for e2e: "},
+		{"gosh", "[e2e]hunter2 again: "},
+		{"mosh", "Password: "},
+	} {
+		t.Run("server="+tc.server, func(t *testing.T) {
+			s := startSession(t, tc.server, "gosh", shellDir(t))
+			ty := s.typist
+			// Confirm the shell's echo first, so predictions are on.
+			ty.Type([]Keystroke{{Keys: "t"}})
+			ty.WaitFor(5*time.Second, "the echo of t", func(fb *vt.Framebuffer) bool { return fb.Row(0).Text() == typingPrompt+"t" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone })
+			ty.Quiet(600*time.Millisecond, 3*time.Second)
+			cmd := fmt.Sprintf("rue; read -rs -p '%s' pw; echo; echo got ${#pw}", tc.prompt)
+			keys := keystrokes(cmd+"\rhunterr\x7f2\r", 90*time.Millisecond)
+			at := ty.Type(keys)
+			ty.WaitFor(10*time.Second, "the password read", func(fb *vt.Framebuffer) bool {
+				return strings.Contains(strings.Join(Rows(fb), "\n"), "got 7")
+			})
+			enter := at[len(cmd)]
+			prompt := strings.TrimRight(tc.prompt, " ")
+			for _, sn := range ty.Snapshots(enter) {
+				for y, row := range Rows(sn.FB) {
+					if strings.Contains(row, "read -rs") {
+						continue // the command line
+					}
+					if strings.Contains(row, "hunter") && !strings.HasPrefix(row, prompt) || strings.HasPrefix(row, prompt) && row != prompt {
+						t.Fatalf("%v after Enter, the password shows on row %d:\n%s", sn.At.Sub(enter), y, Dump(Rows(sn.FB)))
+					}
+				}
+			}
+		})
+	}
+}
+
+// keystrokes types text one key at a time (an escape sequence is one key),
+// gap apart.
+func keystrokes(text string, gap time.Duration) []Keystroke {
+	var keys []Keystroke
+	for len(text) > 0 {
+		n := len(string([]rune(text)[:1]))
+		if text[0] == 0x1b && len(text) >= 3 {
+			n = 3
+		}
+		keys = append(keys, Keystroke{Keys: text[:n], Pause: gap})
+		text = text[n:]
+	}
+	return keys
+}
+
+// typingWorkload is a few hundred keystrokes of shell and vi: commands
+// with typos fixed by backspace, edits with the arrow keys, history, CJK
+// text, and a vi session that inserts, appends, opens lines and moves
+// around. The typist's gaps are random (seeded) between 70 and 260 ms,
+// with occasional longer pauses, and often none after Enter.
+func typingWorkload() []Keystroke {
+	const left, right, up = "\x1b[D", "\x1b[C", "\x1b[A"
+	parts := []string{
+		"echo hello world\r",
+		"ls\r",
+		"ehco\x7f\x7f\x7fcho typo fixed\r",
+		"cat notes.txt\r",
+		"echo ab" + left + left + "X" + right + right + "c\r",
+		"cd sub\r", "ls -a\r", "cd ..\r",
+		"echo the quick brown fox jumps over the lazy dog\r",
+		"grep -n line notes.txt\r",
+		"wc -l notes.txt\r",
+		"echo 日本語のテスト\r",
+		"printf '%s\\n' one two three\r",
+		up + "\r",
+		"echo $((6*7)) is the answer\r",
+		"ls data | sort -r\r",
+		"echo one two three four" + left + left + left + left + left + "2.5 " + right + right + right + right + right + "!\r",
+		"clear\r",
+		"v notes.txt\r",
+		// vi: down twice, append, back to normal mode, to the start,
+		// words forward, insert, open a line below, quit without saving.
+		"jjA appended by vi\x1b", "0ww", "iinserted \x1b", "oa new line typed in vi\x1b", "kk$", ":q!\r",
+		"echo back in the shell\r",
+		"ls data/*.csv\r",
+		"echo done with $((1+1)) sessions\r",
+	}
+	rng := rand.New(rand.NewPCG(2024, 11))
+	var keys []Keystroke
+	pause := time.Second
+	for _, p := range parts {
+		for i, k := range keystrokes(p, 0) {
+			gap := time.Duration(70+rng.IntN(190)) * time.Millisecond
+			if i == 0 {
+				gap = max(gap, pause)
+			}
+			if rng.IntN(25) == 0 {
+				gap += time.Duration(300+rng.IntN(600)) * time.Millisecond
+			}
+			keys = append(keys, Keystroke{Keys: k.Keys, Pause: gap})
+		}
+		pause = 0
+		if rng.IntN(3) == 0 {
+			pause = time.Duration(200+rng.IntN(1000)) * time.Millisecond
+		}
+		if strings.HasPrefix(p, "v ") {
+			pause = 1500 * time.Millisecond // vi starts
+		}
+	}
+	return keys
+}
+
+// TestTypingFigures measures the workload over the 500 ms path with gosh
+// (client and server) and stock Mosh (mosh-client and mosh-server) in the
+// same run: keystrokes shown within 5 ms, shown wrongly, and the median
+// and mean time to show. It takes several minutes, so it runs only with
+// GOSH_TYPING_FIGURES=1.
+func TestTypingFigures(t *testing.T) {
+	if os.Getenv("GOSH_TYPING_FIGURES") == "" {
+		t.Skip("set GOSH_TYPING_FIGURES=1 to measure (several minutes)")
+	}
+	RequireCommands(t, "bash", "vim")
+	keys := typingWorkload()
+	dir := shellDir(t)
+	ready := clearScreen
+	refs := RecordReference(t, typingCols, typingRows, typingEnv, shellArgv(dir), ready, keys)
+	results := map[string]TypingResult{}
+	for _, pair := range []string{"gosh", "mosh"} {
+		s := startSession(t, pair, pair, dir)
+		start := time.Now()
+		at := s.typist.Type(keys)
+		s.typist.Quiet(2*time.Second, 10*time.Second)
+		r := MeasureTyping(at, refs, s.typist.Snapshots(start))
+		results[pair] = r
+		t.Logf("%s client and server: %v", pair, r)
+		s.typist.Close()
+	}
+	g, m := results["gosh"], results["mosh"]
+	gi, gw, _, _ := g.Summary()
+	mi, mw, _, _ := m.Summary()
+	if gi < mi || gw > mw {
+		t.Errorf("gosh (%v) does not beat stock Mosh (%v)", g, m)
+	}
+}
