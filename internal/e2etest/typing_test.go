@@ -201,7 +201,9 @@ func TestTypingShowsAtOnce(t *testing.T) {
 			s := startSession(t, server, "gosh", shellDir(t))
 			ty := s.typist
 			ty.Type([]Keystroke{{Keys: "e"}})
-			ty.WaitFor(5*time.Second, "the echo of e", func(fb *vt.Framebuffer) bool { return fb.Row(0).Text() == typingPrompt+"e" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone })
+			ty.WaitFor(5*time.Second, "the echo of e", func(fb *vt.Framebuffer) bool {
+				return fb.Row(0).Text() == typingPrompt+"e" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone
+			})
 			ty.Quiet(600*time.Millisecond, 3*time.Second) // the echo ack
 			cmd := "echo hello, world"
 			var keys []Keystroke
@@ -249,7 +251,9 @@ func TestPasswordNeverShown(t *testing.T) {
 			ty := s.typist
 			// Confirm the shell's echo first, so predictions are on.
 			ty.Type([]Keystroke{{Keys: "t"}})
-			ty.WaitFor(5*time.Second, "the echo of t", func(fb *vt.Framebuffer) bool { return fb.Row(0).Text() == typingPrompt+"t" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone })
+			ty.WaitFor(5*time.Second, "the echo of t", func(fb *vt.Framebuffer) bool {
+				return fb.Row(0).Text() == typingPrompt+"t" && fb.Cell(5, 0).Rend.Attrs.Underline() == vt.UnderlineNone
+			})
 			ty.Quiet(600*time.Millisecond, 3*time.Second)
 			cmd := fmt.Sprintf("rue; read -rs -p '%s' pw; echo; echo got ${#pw}", tc.prompt)
 			keys := keystrokes(cmd+"\rhunterr\x7f2\r", 90*time.Millisecond)
