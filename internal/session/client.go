@@ -32,6 +32,8 @@ const (
 	// rather than as one huge instruction that any lost fragment would
 	// send again whole.
 	inputWindow = 64 << 10
+	// maxBatch bounds the datagrams handled between two paints.
+	maxBatch = 64
 )
 
 // ClientConfig is one client session.
@@ -270,6 +272,7 @@ func (c *client) run(ctx context.Context) error {
 				return errors.New("session: UDP socket closed")
 			}
 			c.receive(d)
+			c.receiveQueued() // the fragments of a frame, before painting
 		case b, ok := <-c.stdin:
 			if !ok {
 				c.stdin = nil
@@ -395,6 +398,22 @@ func (c *client) receive(d ssp.Datagram) {
 		}
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())
 		c.predict.SetLateAcked(c.tr.Remote().EchoAck())
+	}
+}
+
+// receiveQueued handles the datagrams already waiting, up to a bound, so a
+// frame that arrived as several fragments is painted once.
+func (c *client) receiveQueued() {
+	for range maxBatch {
+		select {
+		case d, ok := <-c.conn.Datagrams():
+			if !ok {
+				return
+			}
+			c.receive(d)
+		default:
+			return
+		}
 	}
 }
 

@@ -113,42 +113,51 @@ func (s *UserStream) Clone() *UserStream {
 
 // Equal reports whether s and o hold the same events. Streams of one
 // session share their prefix, so the events both still hold are compared.
+// It does not allocate per byte: key runs are compared as slices, however
+// differently the two streams coalesced them.
 func (s *UserStream) Equal(o *UserStream) bool {
 	if s.total != o.total {
 		return false
 	}
+	if s == o {
+		return true
+	}
 	from := max(s.base, o.base)
-	a, b := s.EventsSince(from), o.EventsSince(from)
-	return eventsEqual(flatten(a), flatten(b))
-}
-
-// flatten splits key events into single bytes so that differently
-// coalesced logs compare equal.
-func flatten(evs []UserEvent) []UserEvent {
-	var out []UserEvent
-	for _, e := range evs {
-		if e.Resize {
-			out = append(out, e)
-			continue
+	a, b := s.segsSince(from), o.segsSince(from)
+	var ka, kb []byte // unconsumed key bytes of the current runs
+	for {
+		for len(ka) == 0 && len(a) > 0 && !a[0].resize {
+			ka, a = a[0].keys, a[1:]
 		}
-		for i := range e.Keys {
-			out = append(out, UserEvent{Keys: e.Keys[i : i+1]})
+		for len(kb) == 0 && len(b) > 0 && !b[0].resize {
+			kb, b = b[0].keys, b[1:]
+		}
+		switch {
+		case len(ka) > 0 && len(kb) > 0:
+			n := min(len(ka), len(kb))
+			if string(ka[:n]) != string(kb[:n]) {
+				return false
+			}
+			ka, kb = ka[n:], kb[n:]
+		case len(ka) > 0 || len(kb) > 0:
+			return false // keys on one side, a resize or the end on the other
+		case len(a) == 0 || len(b) == 0:
+			return len(a) == len(b)
+		default: // both at a resize
+			if a[0].cols != b[0].cols || a[0].rows != b[0].rows {
+				return false
+			}
+			a, b = a[1:], b[1:]
 		}
 	}
+}
+
+// segsSince returns the segments (or segment tails) from absolute
+// position total on; the key slices alias the stream.
+func (s *UserStream) segsSince(total uint64) []userSeg {
+	var out []userSeg
+	s.walk(total, func(seg userSeg) { out = append(out, seg) })
 	return out
-}
-
-func eventsEqual(a, b []UserEvent) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.Resize != y.Resize || x.Cols != y.Cols || x.Rows != y.Rows || string(x.Keys) != string(y.Keys) {
-			return false
-		}
-	}
-	return true
 }
 
 // Diff returns the UserMessage that appends to from the events s has

@@ -223,3 +223,52 @@ func TestUserStreamHeld(t *testing.T) {
 		t.Errorf("after Subtract: Held = %d, Total = %d; want 2, 6", got, s.Total())
 	}
 }
+
+func TestUserStreamEqualContent(t *testing.T) {
+	build := func(parts ...any) *vt.UserStream {
+		s := vt.NewUserStream()
+		for _, p := range parts {
+			switch p := p.(type) {
+			case string:
+				s.PushKeys([]byte(p))
+			case [2]int:
+				s.PushResize(p[0], p[1])
+			}
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		a, b *vt.UserStream
+		want bool
+	}{
+		{"same keys split differently", build("ab", "cd"), build("abc", "d"), true},
+		{"keys and resizes", build("ab", [2]int{80, 24}, "c"), build("a", "b", [2]int{80, 24}, "c"), true},
+		{"different byte", build("abcd"), build("abce"), false},
+		{"different resize", build([2]int{80, 24}), build([2]int{81, 24}), false},
+		{"resize where a key is", build("a", [2]int{80, 24}), build("ab"), false},
+		{"empty", build(), build(), true},
+	}
+	for _, tc := range tests {
+		if got := tc.a.Equal(tc.b); got != tc.want {
+			t.Errorf("%s: Equal = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := tc.b.Equal(tc.a); got != tc.want {
+			t.Errorf("%s (reversed): Equal = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkUserStreamEqual compares two 64 KiB in-flight pastes, as the
+// sender does several times per datagram while a paste is in flight.
+func BenchmarkUserStreamEqual(b *testing.B) {
+	a := vt.NewUserStream()
+	a.PushKeys(make([]byte, 64<<10))
+	c := a.Clone()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !a.Equal(c) {
+			b.Fatal("not equal")
+		}
+	}
+}
