@@ -53,3 +53,24 @@ func TestFullSessionEmbedded(t *testing.T) {
 		})
 	}
 }
+
+// TestMoshWrapperStartsGoshServer: stock mosh's own wrapper script, told
+// to use gosh as its server (mosh --server="gosh server"), bootstraps over
+// OpenSSH and runs a session with stock mosh-client: gosh server new is a
+// drop-in for mosh-server new.
+func TestMoshWrapperStartsGoshServer(t *testing.T) {
+	needTools(t, "mosh", "mosh-client", "ssh")
+	f := newUploadFixture(t)
+	appendFile(t, f.h.config, fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n",
+		f.s.port, f.h.key, f.h.knownHosts()))
+	env := []string{"HOME=" + f.h.dir, "LANG=C.UTF-8", "TERM=xterm-256color", "SSH_AUTH_SOCK="}
+	dir := t.TempDir()
+	script := fmt.Sprintf(`mosh --ssh="ssh -F %[2]s" --server="%[3]s server" box -- env PS1='e2e$ ' bash --norc --noprofile -i 2>%[1]s/err; `+
+		`echo "client-exit=$?"; sleep 600`, dir, f.h.config, f.gosh)
+	tm := e2etest.NewTmux(t, 80, 24, env, "sh", "-c", script)
+	tm.WaitForText(20*time.Second, "e2e$")
+	tm.Send("echo wrapped-$((6*7))\r")
+	tm.WaitForText(10*time.Second, "wrapped-42")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
