@@ -372,6 +372,11 @@ func TestTypingFigures(t *testing.T) {
 		r := MeasureTyping(at, refs, s.typist.Snapshots(start))
 		results[pair] = r
 		t.Logf("%s client and server: %v", pair, r)
+		if os.Getenv("GOSH_TYPING_DEBUG") != "" {
+			for i, k := range keys {
+				t.Logf("%s %3d %-8q %+v wrong=%v", pair, i, k.Keys, r.Latency[i], r.Wrong[i])
+			}
+		}
 		s.typist.Close()
 	}
 	g, m := results["gosh"], results["mosh"]

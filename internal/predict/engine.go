@@ -53,7 +53,7 @@ type Engine struct {
 	line      lineState
 
 	stats Stats
-	logf  func(format string, args ...any) // debugging trace, nil = none
+	logf  func(format string, args ...any) // debugging trace (SetLogf), nil = none
 }
 
 func (e *Engine) trace(format string, args ...any) {
@@ -85,6 +85,10 @@ func NewEngine(mode Mode, overwrite bool) *Engine {
 	e.line.start = -1
 	return e
 }
+
+// SetLogf sets where the engine traces its decisions (re-basing, wrong
+// predictions), for debugging; nil (the default) traces nothing.
+func (e *Engine) SetLogf(logf func(format string, args ...any)) { e.logf = logf }
 
 // Mode returns the engine's mode.
 func (e *Engine) Mode() Mode { return e.mode }

@@ -1,0 +1,90 @@
+// Package predict is gosh's speculative local echo: the client guesses
+// the effect of each keystroke on the server's screen and shows the guess
+// at once, instead of an RTT later when the server's echo arrives
+// (Mosh's prediction engine, spec section 11.5; the Mosh paper,
+// section 3.2).
+//
+// # Model
+//
+// An [Engine] keeps cell predictions (per screen cell: the character it
+// will show, or "unknown", plus the earlier contents of the cell) and
+// cursor predictions. Every prediction records the client state that
+// carries its keystroke (the frame: the transport's newest sent state
+// plus one) and an epoch.
+//
+// Keys predicted: printable characters, including UTF-8 and wide (CJK)
+// characters, drawn at the cursor with the rest of the row shifted right
+// (or overwritten, with MOSH_PREDICTION_OVERWRITE=yes); backspace (DEL);
+// the left and right arrows; Enter (the cursor to the next line). Typing
+// in the last column wraps to the next row.
+//
+// Epochs: a prediction is shown only once the server has confirmed a
+// prediction of its epoch. Keys whose effect cannot be known (Enter,
+// control keys, escape sequences, the up and down arrows, Escape alone)
+// start a new epoch, so after them nothing is shown until the server has
+// echoed a keystroke as predicted. That is what keeps a password typed
+// after "sudo" or at any prompt that does not echo from ever appearing,
+// and full-screen programs in command mode (vi's normal mode) from
+// showing typed commands as text.
+//
+// Validation ([Engine.Cull]) uses the server's echo ack (spec section
+// 8.3), not the transport ack: once the echo ack covers a prediction's
+// frame, the server has had 50 ms to echo it, so the screen it sent
+// either shows the prediction (confirmed: its epoch is shown from now on)
+// or not (wrong: a hidden epoch is dropped; if it was shown, everything
+// is). The transport ack bounds which keystrokes the screen may show
+// beyond that.
+//
+// Display ([Engine.Apply]) follows Mosh's thresholds on the transport's
+// send interval (clamp(SRTT/2, 20 ms, 250 ms)): predictions are shown
+// when it exceeds 30 ms (off again at 20 ms with nothing outstanding),
+// and underlined above 80 ms (off at 50 ms). A prediction pending for
+// 250 ms turns display on whatever the RTT (the glitch trigger), for 5 s
+// underlining too; quick confirmations, at most one per 150 ms, undo it.
+// Modes ([Mode], --predict, MOSH_PREDICTION_DISPLAY): adaptive, always,
+// never, experimental (shown at once, wrong guesses dropped one by one).
+//
+// # Beyond stock Mosh
+//
+// Mosh gets an Enter wrong whenever the prompt does not leave the cursor
+// at column 0, and then restarts from the server's cursor as if nothing
+// were in flight: while the typist keeps typing, every later guess is off
+// by the keys not yet echoed and is dropped in turn, and nothing is shown
+// until the typist pauses. gosh instead:
+//
+//   - re-bases on the server's screen plus the keys still in flight:
+//     the keys the echo ack covers are on the screen, those received
+//     but not yet acked are matched against the echo the screen shows
+//     left of its cursor, and the rest are predicted again (rebase.go);
+//   - confirms a hidden epoch as soon as the screen shows the text typed
+//     since the break echoed exactly at the server's cursor, on a row
+//     the server has redrawn since (confirmByEcho), or the very prompt
+//     of the last confirmed line back after an Enter (confirmByPrompt);
+//   - learns the column where lines start after Enter (the prompt's
+//     width, or an editor's indentation) and predicts the cursor there;
+//   - confirms a hidden epoch only if the server's cursor is where the
+//     predictions put it, so a guess that matches the screen by chance
+//     (a password letter equal to a prompt letter) confirms nothing;
+//   - does not count a mismatch as wrong when a key of unpredicted effect
+//     typed after it may already have changed the screen;
+//   - predicts wide characters, backspace and the arrows over them,
+//     backspace and the left arrow across a wrapped row's start,
+//     wrapping at the margin on the primary screen (a shell) without
+//     hiding the next characters, no move past the end of the text or
+//     into the prompt, and blank (not stale) cells after a deletion;
+//   - keeps a shown guess on the screen when a later, hidden one replaces
+//     it, until that one is confirmed or its own echo is due.
+//
+// A simulated 500 ms path with a readline-like shell (netsim_test.go)
+// compares the engine with a faithful model of stock Mosh 1.4 (the
+// stock flag): the continuous-typing tests show gosh displaying far more
+// keystrokes at once and none wrongly.
+//
+// # References
+//
+//   - K. Winstein and H. Balakrishnan, "Mosh: An Interactive Remote Shell
+//     for Mobile Clients", USENIX ATC 2012, section 3.2.
+//   - gosh's spec, mosh-wire.md sections 8.3 (echo ack), 11.1 (client
+//     loop, paste heuristic) and 11.5 (prediction engine).
+//   - Mosh issue #702 (a split UTF-8 character predicted as "Gück").
+package predict
