@@ -1,9 +1,20 @@
 package main
 
-import "github.com/gosh-term/gosh/internal/session"
+import (
+	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/session"
+)
 
-// newPredictor builds the speculative echo engine for --predict. Until
-// internal/predict lands, the client shows only what the server confirmed.
+// newPredictor builds the speculative echo engine for --predict (already
+// resolved against MOSH_PREDICTION_DISPLAY by the flag parsing); "never"
+// means no engine at all, as in mosh.
 func newPredictor(o *ConnectOptions) (session.Predictor, error) {
-	return nil, nil
+	mode, err := predict.ParseMode(o.Predict)
+	if err != nil {
+		return nil, err
+	}
+	if mode == predict.Never {
+		return nil, nil
+	}
+	return predict.NewEngine(mode, o.PredictOverwrite), nil
 }
