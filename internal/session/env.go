@@ -5,24 +5,6 @@ import (
 	"strings"
 )
 
-// localeVars are the variables that make up the POSIX locale, in the order
-// mosh forwards them.
-var localeVars = []string{"LANG", "LANGUAGE", "LC_CTYPE", "LC_NUMERIC", "LC_TIME",
-	"LC_COLLATE", "LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS",
-	"LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION", "LC_ALL"}
-
-// LocaleSettings returns the NAME=VALUE pairs of the locale variables set in
-// environ, which the client forwards to the server (mosh's -l options).
-func LocaleSettings(environ []string) []string {
-	var out []string
-	for _, name := range localeVars {
-		if v, ok := lookupEnv(environ, name); ok && v != "" {
-			out = append(out, name+"="+v)
-		}
-	}
-	return out
-}
-
 // ctypeLocale is the effective LC_CTYPE of environ: LC_ALL, else LC_CTYPE,
 // else LANG.
 func ctypeLocale(environ []string) string {

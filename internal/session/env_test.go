@@ -19,14 +19,6 @@ func TestIsUTF8Locale(t *testing.T) {
 	}
 }
 
-func TestLocaleSettings(t *testing.T) {
-	env := []string{"HOME=/h", "LANG=en_US.UTF-8", "LC_TIME=de_DE.UTF-8", "LC_ALL=", "PATH=/bin"}
-	want := []string{"LANG=en_US.UTF-8", "LC_TIME=de_DE.UTF-8"}
-	if got := LocaleSettings(env); !reflect.DeepEqual(got, want) {
-		t.Errorf("LocaleSettings = %q, want %q", got, want)
-	}
-}
-
 func TestServerEnv(t *testing.T) {
 	fallback := "LC_CTYPE=C.UTF-8"
 	if runtime.GOOS == "darwin" {

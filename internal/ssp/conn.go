@@ -95,7 +95,7 @@ func ParsePortRange(s string) (lo, hi int, err error) {
 
 func parsePort(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 65535 || s == "" || s[0] == '+' {
+	if err != nil || n < 0 || n > 65535 || strings.TrimLeft(s, "0123456789") != "" {
 		return 0, fmt.Errorf("ssp: invalid port number %q", s)
 	}
 	return n, nil
