@@ -1,7 +1,6 @@
 package session
 
 import (
-	"reflect"
 	"runtime"
 	"slices"
 	"testing"
