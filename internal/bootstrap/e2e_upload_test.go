@@ -84,7 +84,7 @@ type uploadFixture struct {
 	gosh       string
 }
 
-func newUploadFixture(t *testing.T) *uploadFixture {
+func newUploadFixture(t testing.TB) *uploadFixture {
 	for _, p := range []string{"/usr/bin/gosh", "/bin/gosh"} {
 		if _, err := os.Stat(p); err == nil {
 			t.Fatalf("%s exists; the upload tests need a remote PATH without gosh", p)
