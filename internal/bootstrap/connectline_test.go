@@ -104,3 +104,20 @@ func FuzzParseConnectLine(f *testing.F) {
 		}
 	})
 }
+
+func TestIsServerBanner(t *testing.T) {
+	for line, want := range map[string]bool{
+		"": true,
+		"mosh-server (mosh 1.4.0) [build mosh 1.4.0]":                  true,
+		"Copyright 2012 Keith Winstein <mosh-devel@mit.edu>":           true,
+		"[mosh-server detached, pid = 12]":                             true,
+		"gosh server (gosh v1, mosh protocol 2)":                       true,
+		"[gosh server detached, pid = 7]":                              true,
+		"mosh-server: command not found":                               false,
+		"Warning: SSH_CONNECTION not found; binding to any interface.": false,
+	} {
+		if got := isServerBanner(line); got != want {
+			t.Errorf("isServerBanner(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
