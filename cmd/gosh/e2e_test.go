@@ -496,3 +496,35 @@ func TestE2ESuspend(t *testing.T) {
 	tm.Send("exit\r")
 	tm.WaitForText(wait, "[gosh is exiting.]")
 }
+
+// TestE2ECapabilities: a gosh client and server negotiate display
+// capabilities beyond stock Mosh (here strikethrough and faint text reach
+// the user's terminal), while a stock mosh-client against gosh server gets
+// the same text in the stock set it understands.
+func TestE2ECapabilities(t *testing.T) {
+	t.Parallel()
+	const wait = 10 * time.Second
+	for _, c := range []struct {
+		name   string
+		client func(*e2etest.Server) string
+		styled bool
+	}{{"gosh client", goshClient, true}, {"mosh-client", moshClient, false}} {
+		server := startGoshServer(t)
+		tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(t.TempDir(), c.client(server))...)
+		tm.WaitForText(wait, prompt)
+		tm.Send(`printf '\e[9;2mstyled\e[0m-%d\n' $((2+3))` + "\r")
+		tm.WaitForText(wait, "styled-5")
+		var row string
+		for _, l := range tm.ScreenAttrs() {
+			if strings.Contains(l, "styled") && strings.Contains(l, "-5") && !strings.Contains(l, "printf") {
+				row = l
+			}
+		}
+		styled := strings.Contains(row, "\x1b[2;9mstyled")
+		if styled != c.styled {
+			t.Errorf("%s: row %q: strikethrough and faint shown = %v, want %v", c.name, row, styled, c.styled)
+		}
+		tm.Send("exit\r")
+		tm.WaitForText(wait, "client-exit=0")
+	}
+}

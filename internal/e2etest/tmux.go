@@ -225,3 +225,14 @@ func (tm *Tmux) Record(path string) {
 		tm.t.Fatalf("tmux pipe-pane: %v: %s", err, out)
 	}
 }
+
+// ScreenAttrs returns the visible rows with their attributes as SGR
+// escape sequences (tmux capture-pane -e).
+func (tm *Tmux) ScreenAttrs() []string {
+	tm.t.Helper()
+	out, err := tm.run("capture-pane", "-p", "-e")
+	if err != nil {
+		tm.t.Fatalf("tmux capture-pane: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+}
