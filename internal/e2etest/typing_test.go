@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -352,8 +353,9 @@ func typingWorkload() []Keystroke {
 // TestTypingFigures measures the workload over the 500 ms path with gosh
 // (client and server) and stock Mosh (mosh-client and mosh-server) in the
 // same run: keystrokes shown within 5 ms, shown wrongly, and the median
-// and mean time to show. It takes several minutes, so it runs only with
-// GOSH_TYPING_FIGURES=1.
+// and mean time to show; once for a typist who keeps typing after Enter,
+// once for one who waits 1.5 s after each Enter. It takes about ten
+// minutes, so it runs only with GOSH_TYPING_FIGURES=1.
 func TestTypingFigures(t *testing.T) {
 	if os.Getenv("GOSH_TYPING_FIGURES") == "" {
 		t.Skip("set GOSH_TYPING_FIGURES=1 to measure (several minutes)")
@@ -363,26 +365,49 @@ func TestTypingFigures(t *testing.T) {
 	dir := shellDir(t)
 	ready := clearScreen
 	refs := RecordReference(t, typingCols, typingRows, typingEnv, shellArgv(dir), ready, keys)
-	results := map[string]TypingResult{}
-	for _, pair := range []string{"gosh", "mosh"} {
-		s := startSession(t, pair, pair, dir)
-		start := time.Now()
-		at := s.typist.Type(keys)
-		s.typist.Quiet(2*time.Second, 10*time.Second)
-		r := MeasureTyping(at, refs, s.typist.Snapshots(start))
-		results[pair] = r
-		t.Logf("%s client and server: %v", pair, r)
-		if os.Getenv("GOSH_TYPING_DEBUG") != "" {
-			for i, k := range keys {
-				t.Logf("%s %3d %-8q %+v wrong=%v", pair, i, k.Keys, r.Latency[i], r.Wrong[i])
-			}
+	for _, typist := range []string{"continuous", "pausing"} {
+		keys := keys
+		if typist == "pausing" {
+			keys = pauseAfterEnter(keys, 1500*time.Millisecond)
 		}
-		s.typist.Close()
+		results := map[string]TypingResult{}
+		for _, pair := range []string{"gosh", "mosh"} {
+			if only := os.Getenv("GOSH_TYPING_ONLY"); only != "" && only != typist+"/"+pair {
+				continue
+			}
+			s := startSession(t, pair, pair, dir)
+			start := time.Now()
+			at := s.typist.Type(keys)
+			s.typist.Quiet(2*time.Second, 10*time.Second)
+			r := MeasureTyping(at, refs, s.typist.Snapshots(start))
+			results[pair] = r
+			t.Logf("%s typist, %s client and server: %v", typist, pair, r)
+			if os.Getenv("GOSH_TYPING_DEBUG") != "" {
+				for i, k := range keys {
+					t.Logf("%s %3d %-8q %+v wrong=%v", pair, i, k.Keys, r.Latency[i], r.Wrong[i])
+				}
+			}
+			s.typist.Close()
+		}
+		g, m := results["gosh"], results["mosh"]
+		if g.Keys == 0 || m.Keys == 0 {
+			continue
+		}
+		gi, gw, _, _ := g.Summary()
+		mi, mw, _, _ := m.Summary()
+		if gi < mi || gw > mw {
+			t.Errorf("%s typist: gosh (%v) does not beat stock Mosh (%v)", typist, g, m)
+		}
 	}
-	g, m := results["gosh"], results["mosh"]
-	gi, gw, _, _ := g.Summary()
-	mi, mw, _, _ := m.Summary()
-	if gi < mi || gw > mw {
-		t.Errorf("gosh (%v) does not beat stock Mosh (%v)", g, m)
+}
+
+// pauseAfterEnter makes the typist wait at least pause after each Enter.
+func pauseAfterEnter(keys []Keystroke, pause time.Duration) []Keystroke {
+	out := slices.Clone(keys)
+	for i := 1; i < len(out); i++ {
+		if out[i-1].Keys == "\r" {
+			out[i].Pause = max(out[i].Pause, pause)
+		}
 	}
+	return out
 }

@@ -17,6 +17,7 @@ func FuzzEngine(f *testing.F) {
 	f.Add([]byte("\x00\x1b[?1049h\x01\x00ihello\x1b\x02\x03jj:wq\r"), uint8(1))
 	f.Add([]byte("\x00xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\x01\x01\x02\x02\x07\x00\x7f\x7f\x7f\x7f"), uint8(2))
 	f.Add([]byte("\x00\xc3\x02\xbc\x03\x00\x1bO\x00C\x04\x08\x00abc"), uint8(3))
+	f.Add([]byte("\x05\x00\x24\xe6\x97\xa5\x00\x7f"), uint8(1)) // a 1-column screen, a wide character
 	f.Fuzz(runFuzzScript)
 }
 

@@ -54,7 +54,7 @@ func (e *Engine) initCursor(fb *vt.Framebuffer, k *key) {
 // moving past it and wrapping at the right margin.
 func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 	wd := vt.Width(k.r)
-	if k.r < 0x20 || wd < 1 || (e.stock && wd != 1) {
+	if k.r < 0x20 || wd < 1 || wd > e.w || (e.stock && wd != 1) {
 		e.becomeTentative() // combining or unprintable: unknown effect
 		k.opaque = true
 		return
