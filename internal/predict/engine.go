@@ -69,7 +69,7 @@ type Stats struct {
 	Wrong       uint64 // shown predictions the server contradicted (each resets the engine)
 	Killed      uint64 // tentative epochs dropped for a wrong prediction
 	Rebased     uint64 // times the in-flight keys were re-predicted on the server's screen
-	Quick       uint64 // re-based epochs confirmed at once by the server's echo of the same line
+	Quick       uint64 // hidden epochs confirmed at once: the line typed since the break shows echoed, or the prompt is back
 }
 
 // NewEngine returns an engine in the given mode. With overwrite set,
