@@ -38,10 +38,16 @@ var (
 	goshErr  error
 )
 
-// goshBinary builds gosh once for this package's tests. Until cmd/gosh
-// wires the prediction engine into --predict (its newPredictor is a stub
-// while internal/predict lands), the build replaces that one file with the
-// wiring, through go build -overlay, without touching the source tree.
+// TestMain removes the gosh binary built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if goshPath != "" {
+		os.RemoveAll(filepath.Dir(goshPath))
+	}
+	os.Exit(code)
+}
+
+// goshBinary builds gosh once for this package's tests.
 func goshBinary(t *testing.T) string {
 	t.Helper()
 	goshOnce.Do(func() {
@@ -51,24 +57,8 @@ func goshBinary(t *testing.T) string {
 			return
 		}
 		goshPath = filepath.Join(dir, "gosh")
-		args := []string{"build", "-o", goshPath}
 		root, _ := filepath.Abs("../..")
-		stub := filepath.Join(root, "cmd", "gosh", "predictor.go")
-		if src, err := os.ReadFile(stub); err == nil && !strings.Contains(string(src), "predict.NewEngine") {
-			wired := filepath.Join(dir, "predictor.go")
-			overlay := filepath.Join(dir, "overlay.json")
-			if err := os.WriteFile(wired, []byte(predictorWiring), 0o644); err != nil {
-				goshErr = err
-				return
-			}
-			js := fmt.Sprintf(`{"Replace":{%q:%q}}`, stub, wired)
-			if err := os.WriteFile(overlay, []byte(js), 0o644); err != nil {
-				goshErr = err
-				return
-			}
-			args = append(args, "-overlay", overlay)
-		}
-		cmd := exec.Command("go", append(args, "./cmd/gosh")...)
+		cmd := exec.Command("go", "build", "-o", goshPath, "./cmd/gosh")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			goshErr = fmt.Errorf("building gosh: %v\n%s", err, out)
@@ -79,26 +69,6 @@ func goshBinary(t *testing.T) string {
 	}
 	return goshPath
 }
-
-// predictorWiring is cmd/gosh's newPredictor as it should read.
-const predictorWiring = `package main
-
-import (
-	"github.com/gosh-term/gosh/internal/predict"
-	"github.com/gosh-term/gosh/internal/session"
-)
-
-func newPredictor(o *ConnectOptions) (session.Predictor, error) {
-	mode, err := predict.ParseMode(o.Predict)
-	if err != nil {
-		return nil, err
-	}
-	if mode == predict.Never {
-		return nil, nil
-	}
-	return predict.NewEngine(mode, o.PredictOverwrite), nil
-}
-`
 
 // shellDir makes the working directory of the test shells: a few files
 // to look at, and "v", vi without configuration, on the primary screen
