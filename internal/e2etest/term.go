@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,8 @@ type Term struct {
 	emu     *vt.Emulator
 	last    time.Time // when the latest output arrived
 	waiters []*termWaiter
+	keep    bool       // record every screen state
+	snaps   []Snapshot // when keep
 	exited  bool
 	done    chan struct{} // closed when the reader ends
 
@@ -38,14 +41,26 @@ type Term struct {
 }
 
 type termWaiter struct {
-	cond func(screen []string) bool
+	cond func(fb *vt.Framebuffer) bool
 	at   time.Time
 	hit  chan struct{}
+}
+
+// Snapshot is the screen as it was right after one read of a program's
+// output, and when that read returned.
+type Snapshot struct {
+	At time.Time
+	FB *vt.Framebuffer
 }
 
 // StartTerm runs argv in a cols×rows pseudo-terminal with env added to the
 // environment, and ends it when the test ends.
 func StartTerm(t testing.TB, cols, rows int, env []string, argv ...string) *Term {
+	return startTerm(t, false, cols, rows, env, argv...)
+}
+
+// startTerm is StartTerm, optionally recording every screen state.
+func startTerm(t testing.TB, keep bool, cols, rows int, env []string, argv ...string) *Term {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -53,7 +68,8 @@ func StartTerm(t testing.TB, cols, rows int, env []string, argv ...string) *Term
 	if err != nil {
 		t.Fatalf("starting %v: %v", argv, err)
 	}
-	tm := &Term{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(cols, rows), done: make(chan struct{}), exitCh: make(chan struct{})}
+	tm := &Term{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(cols, rows), keep: keep,
+		done: make(chan struct{}), exitCh: make(chan struct{})}
 	go tm.read()
 	go func() { tm.exitErr = cmd.Wait(); close(tm.exitCh) }()
 	t.Cleanup(tm.Close)
@@ -69,6 +85,9 @@ func (tm *Term) read() {
 		if n > 0 {
 			tm.mu.Lock()
 			reply := tm.emu.Feed(buf[:n], nil)
+			if tm.keep {
+				tm.snaps = append(tm.snaps, Snapshot{At: now, FB: tm.emu.Framebuffer().Clone()})
+			}
 			tm.last = now
 			tm.checkLocked(now)
 			tm.mu.Unlock()
@@ -89,10 +108,10 @@ func (tm *Term) checkLocked(now time.Time) {
 	if len(tm.waiters) == 0 {
 		return
 	}
-	screen := tm.screenLocked()
+	fb := tm.emu.Framebuffer()
 	kept := tm.waiters[:0]
 	for _, w := range tm.waiters {
-		if w.cond(screen) {
+		if w.cond(fb) {
 			w.at = now
 			close(w.hit)
 			continue
@@ -102,8 +121,10 @@ func (tm *Term) checkLocked(now time.Time) {
 	tm.waiters = kept
 }
 
-func (tm *Term) screenLocked() []string {
-	fb := tm.emu.Framebuffer()
+func (tm *Term) screenLocked() []string { return Rows(tm.emu.Framebuffer()) }
+
+// Rows returns the rows of fb, trailing blanks removed.
+func Rows(fb *vt.Framebuffer) []string {
 	rows := make([]string, fb.Height())
 	for y := range rows {
 		rows[y] = fb.Row(y).Text()
@@ -138,9 +159,15 @@ func (tm *Term) Type(keys string) {
 // Registering before the action that should change the screen avoids
 // missing a change.
 func (tm *Term) Watch(cond func(screen []string) bool) func(timeout time.Duration, what string) time.Time {
+	return tm.WatchScreen(func(fb *vt.Framebuffer) bool { return cond(Rows(fb)) })
+}
+
+// WatchScreen is Watch with a condition on the whole screen (cells,
+// cursor, renditions).
+func (tm *Term) WatchScreen(cond func(fb *vt.Framebuffer) bool) func(timeout time.Duration, what string) time.Time {
 	w := &termWaiter{cond: cond, hit: make(chan struct{})}
 	tm.mu.Lock()
-	if cond(tm.screenLocked()) {
+	if cond(tm.emu.Framebuffer()) {
 		w.at = time.Now()
 		close(w.hit)
 	} else {
@@ -164,6 +191,29 @@ func (tm *Term) Watch(cond func(screen []string) bool) func(timeout time.Duratio
 func (tm *Term) WaitForText(timeout time.Duration, text string) time.Time {
 	tm.t.Helper()
 	return tm.Watch(func(s []string) bool { return strings.Contains(strings.Join(s, "\n"), text) })(timeout, fmt.Sprintf("%q", text))
+}
+
+// Quiet waits until no output has arrived for d (at most max).
+func (tm *Term) Quiet(d, max time.Duration) {
+	start := time.Now()
+	for time.Since(start) < max {
+		tm.mu.Lock()
+		last := tm.last
+		tm.mu.Unlock()
+		if time.Since(last) >= d && time.Since(start) >= d {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Snapshots returns every screen state recorded from since on (only a
+// Typist records them).
+func (tm *Term) Snapshots(since time.Time) []Snapshot {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(tm.snaps, since, func(s Snapshot, t time.Time) int { return s.At.Compare(t) })
+	return slices.Clone(tm.snaps[i:])
 }
 
 // Wait waits for the program to exit and returns its error.

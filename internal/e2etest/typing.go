@@ -5,14 +5,10 @@ package e2etest
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -25,104 +21,25 @@ type Keystroke struct {
 	Pause time.Duration
 }
 
-// Snapshot is the screen as it was right after one read of a program's
-// output, and when that read returned.
-type Snapshot struct {
-	At time.Time
-	FB *vt.Framebuffer
-}
-
-// Typist runs a program in a pseudo-terminal the test owns, types into it
-// with a typist's timing, and keeps every state its screen went through
-// (the program's output, read as it comes, fed to a gosh emulator): the
-// raw material to tell when each keystroke showed and whether a wrong
-// character ever did.
-type Typist struct {
-	t   testing.TB
-	cmd *exec.Cmd
-	pty *os.File
-
-	mu    sync.Mutex // guards following
-	emu   *vt.Emulator
-	snaps []Snapshot
-	last  time.Time // when output last arrived
-
-	done   chan struct{} // closed when the reader ends
-	exitCh chan struct{} // closed when the program has exited
-}
+// Typist is a Term that records every state its screen went through and
+// types with a typist's timing: the raw material to tell when each
+// keystroke showed and whether a wrong character ever did.
+type Typist struct{ *Term }
 
 // StartTypist runs argv in a cols×rows pseudo-terminal with env added to
 // the environment, and ends it when the test ends.
 func StartTypist(t testing.TB, cols, rows int, env []string, argv ...string) *Typist {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
-	if err != nil {
-		t.Fatalf("starting %v: %v", argv, err)
-	}
-	ty := &Typist{t: t, cmd: cmd, pty: f, emu: vt.NewEmulator(cols, rows),
-		done: make(chan struct{}), exitCh: make(chan struct{})}
-	go ty.read()
-	go func() { _ = cmd.Wait(); close(ty.exitCh) }()
-	t.Cleanup(ty.Close)
-	return ty
-}
-
-func (ty *Typist) read() {
-	defer close(ty.done)
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := ty.pty.Read(buf)
-		now := time.Now()
-		if n > 0 {
-			ty.mu.Lock()
-			reply := ty.emu.Feed(buf[:n], nil)
-			ty.snaps = append(ty.snaps, Snapshot{At: now, FB: ty.emu.Framebuffer().Clone()})
-			ty.last = now
-			ty.mu.Unlock()
-			if len(reply) > 0 {
-				_, _ = ty.pty.Write(reply) // a terminal answers queries
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+	return &Typist{startTerm(t, true, cols, rows, env, argv...)}
 }
 
 // Screen returns a copy of the current screen.
-func (ty *Typist) Screen() *vt.Framebuffer {
-	ty.mu.Lock()
-	defer ty.mu.Unlock()
-	return ty.emu.Framebuffer().Clone()
-}
+func (ty *Typist) Screen() *vt.Framebuffer { return ty.Framebuffer() }
 
-// WaitFor polls the screen every millisecond until cond holds, failing the
-// test after timeout.
+// WaitFor waits until cond holds, failing the test after timeout.
 func (ty *Typist) WaitFor(timeout time.Duration, what string, cond func(fb *vt.Framebuffer) bool) {
 	ty.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond(ty.Screen()) {
-		if time.Now().After(deadline) {
-			ty.t.Fatalf("timed out after %v waiting for %s; screen:\n%s", timeout, what, Dump(Rows(ty.Screen())))
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// Quiet waits until no output has arrived for d (at most max).
-func (ty *Typist) Quiet(d, max time.Duration) {
-	start := time.Now()
-	for time.Since(start) < max {
-		ty.mu.Lock()
-		last := ty.last
-		ty.mu.Unlock()
-		if time.Since(last) >= d && time.Since(start) >= d {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+	ty.WatchScreen(cond)(timeout, what)
 }
 
 // Type types the keystrokes with their pauses and returns when each one
@@ -140,35 +57,6 @@ func (ty *Typist) Type(keys []Keystroke) []time.Time {
 		}
 	}
 	return at
-}
-
-// Snapshots returns every screen state recorded from since on.
-func (ty *Typist) Snapshots(since time.Time) []Snapshot {
-	ty.mu.Lock()
-	defer ty.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(ty.snaps, since, func(s Snapshot, t time.Time) int { return s.At.Compare(t) })
-	return slices.Clone(ty.snaps[i:])
-}
-
-// Close kills the program if it still runs and releases the terminal.
-func (ty *Typist) Close() {
-	select {
-	case <-ty.exitCh:
-	default:
-		_ = ty.cmd.Process.Kill()
-	}
-	<-ty.exitCh
-	ty.pty.Close()
-	<-ty.done
-}
-
-// Rows returns the rows of fb, trailing blanks removed.
-func Rows(fb *vt.Framebuffer) []string {
-	rows := make([]string, fb.Height())
-	for y := range rows {
-		rows[y] = fb.Row(y).Text()
-	}
-	return rows
 }
 
 // RecordReference types keys into a program running directly in a
