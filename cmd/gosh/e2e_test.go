@@ -528,3 +528,53 @@ func TestE2ECapabilities(t *testing.T) {
 		tm.WaitForText(wait, "client-exit=0")
 	}
 }
+
+// TestE2EDetachReattach: the client disappears for longer than the
+// server's 40 s association timeout (the server forgets its address and
+// stops sending); while away, the client moves to new ports. When traffic
+// flows again the session resumes, from the client's new address.
+func TestE2EDetachReattach(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	relay.SetDrop(true)
+	tm.Send("echo away-$((7*6))\r")
+	time.Sleep(45 * time.Second)
+	if err := relay.Rebind(); err != nil { // and the path changed meanwhile
+		t.Fatal(err)
+	}
+	relay.SetDrop(false)
+	tm.WaitForText(15*time.Second, "away-42")
+	tm.Send("echo back-$((6*7))\r")
+	tm.WaitForText(5*time.Second, "back-42")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2ETitlePrefix: the client prefixes the remote window title with
+// "[gosh] " unless MOSH_TITLE_NOPREFIX is set.
+func TestE2ETitlePrefix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		env, want string
+	}{{"", "[gosh] remote"}, {"MOSH_TITLE_NOPREFIX=1 ", "remote"}} {
+		server := startGoshServer(t)
+		tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(t.TempDir(), c.env+goshClient(server))...)
+		tm.WaitForText(10*time.Second, prompt)
+		tm.Send(`printf '\e]2;remote\a'; echo titled` + "\r")
+		tm.WaitForText(10*time.Second, "titled\n")
+		deadline := time.Now().Add(5 * time.Second)
+		for tm.PaneTitle() != c.want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%q: pane title = %q, want %q", c.env, tm.PaneTitle(), c.want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		tm.Send("exit\r")
+		tm.WaitForText(10*time.Second, "client-exit=0")
+	}
+}
