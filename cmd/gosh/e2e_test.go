@@ -578,3 +578,18 @@ func TestE2ETitlePrefix(t *testing.T) {
 		tm.WaitForText(10*time.Second, "client-exit=0")
 	}
 }
+
+// TestE2EIPv6: a session over ::1.
+func TestE2EIPv6(t *testing.T) {
+	t.Parallel()
+	argv := append([]string{goshBin, "server", "new", "-i", "::1", "-p", "0", "--"}, shellArgv...)
+	server := e2etest.StartServer(t, localeEnv, argv...)
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct ::1 %d", server.Key, goshBin, server.Port)
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("echo v6-$((3*2))\r")
+	tm.WaitForText(5*time.Second, "v6-6")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
