@@ -135,16 +135,23 @@ func sessionScript(t *testing.T, tm *e2etest.Tmux, dir string, server *e2etest.S
 
 	tm.Send("exit\r")
 	tm.WaitForText(wait, "client-exit=0")
+	checkRestored(t, dir)
+	if !server.WaitExit(10 * time.Second) {
+		t.Errorf("the server (pid %d) is still running after the shell exited", server.PID)
+	}
+}
+
+// checkRestored compares the terminal modes clientWrapper saved before
+// and after the client ran.
+func checkRestored(t *testing.T, dir string) {
+	t.Helper()
 	before, err1 := os.ReadFile(filepath.Join(dir, "before"))
 	after, err2 := os.ReadFile(filepath.Join(dir, "after"))
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || len(before) == 0 {
 		t.Fatalf("reading the terminal modes: %v, %v", err1, err2)
 	}
 	if string(before) != string(after) {
 		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
-	}
-	if !server.WaitExit(10 * time.Second) {
-		t.Errorf("the server (pid %d) is still running after the shell exited", server.PID)
 	}
 }
 
@@ -366,11 +373,7 @@ func TestE2EEscapeQuit(t *testing.T) {
 	}
 	tm.Send(".")
 	tm.WaitForText(10*time.Second, "client-exit=0")
-	before, _ := os.ReadFile(filepath.Join(dir, "before"))
-	after, _ := os.ReadFile(filepath.Join(dir, "after"))
-	if string(before) != string(after) || len(before) == 0 {
-		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
-	}
+	checkRestored(t, dir)
 	if !server.WaitExit(10 * time.Second) {
 		t.Error("the server is still running after the client quit")
 	}
@@ -389,11 +392,7 @@ func TestE2EClientSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.WaitForText(10*time.Second, "client-exit=0")
-	before, _ := os.ReadFile(filepath.Join(dir, "before"))
-	after, _ := os.ReadFile(filepath.Join(dir, "after"))
-	if string(before) != string(after) || len(before) == 0 {
-		t.Errorf("terminal modes not restored:\nbefore %s\nafter  %s", before, after)
-	}
+	checkRestored(t, dir)
 	if !server.WaitExit(10 * time.Second) {
 		t.Error("the server is still running after the client was terminated")
 	}
