@@ -80,6 +80,30 @@ func startMoshServer(t *testing.T) *e2etest.Server {
 	return e2etest.StartServer(t, localeEnv, argv...)
 }
 
+// goshSession starts gosh server and, in a tmux terminal, gosh connect to
+// it through clientWrapper, and waits for the prompt.
+func goshSession(t *testing.T, serverEnv ...string) (*e2etest.Server, *e2etest.Tmux, string) {
+	t.Helper()
+	server := startGoshServer(t, serverEnv...)
+	dir := t.TempDir()
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	return server, tm, dir
+}
+
+// relayedSession is goshSession with the datagrams going through a UDP
+// relay on loopback.
+func relayedSession(t *testing.T, serverEnv ...string) (*e2etest.Server, *e2etest.Relay, *e2etest.Tmux, string) {
+	t.Helper()
+	server := startGoshServer(t, serverEnv...)
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	return server, relay, tm, dir
+}
+
 // clientWrapper runs a client command inside sh so the test can see its
 // exit status and compare the terminal modes before and after.
 func clientWrapper(dir, client string) []string {
@@ -193,10 +217,7 @@ func TestE2EGoshClientMoshServer(t *testing.T) {
 // Ctrl-C reaches the program, and the prompt returns within a second.
 func TestE2EFlood(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	dir := t.TempDir()
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
-	tm.WaitForText(10*time.Second, prompt)
+	_, tm, _ := goshSession(t)
 	tm.Send("seq 1 10000000; echo flood-$((1+1))-done\r")
 	tm.WaitFor(10*time.Second, "the flood", func(s []string) bool {
 		return len(s) > 10 && strings.TrimSpace(s[10]) != "" && !strings.Contains(strings.Join(s, ""), "flood-2-done")
@@ -226,12 +247,7 @@ func TestE2EFlood(t *testing.T) {
 // session recovers when traffic resumes.
 func TestE2ERoaming(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
-	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
-	tm.WaitForText(10*time.Second, prompt)
+	_, relay, tm, _ := relayedSession(t)
 	tm.Send("echo before-$((1+1))\r")
 	tm.WaitForText(5*time.Second, "before-2")
 
@@ -269,12 +285,7 @@ func TestE2ERoaming(t *testing.T) {
 // ends the session once the client has been unreachable that long.
 func TestE2EServerNetworkTimeout(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t, "MOSH_SERVER_NETWORK_TMOUT=5")
-	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
-	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
-	tm.WaitForText(10*time.Second, prompt)
+	server, relay, _, _ := relayedSession(t, "MOSH_SERVER_NETWORK_TMOUT=5")
 	// Heartbeats every 3 s keep an idle session alive past the limit.
 	time.Sleep(8 * time.Second)
 	if !server.Alive() {
@@ -292,12 +303,7 @@ func TestE2EServerNetworkTimeout(t *testing.T) {
 // only a session whose client has been silent that long.
 func TestE2EServerSignalTimeout(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t, "MOSH_SERVER_SIGNAL_TMOUT=2")
-	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
-	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
-	tm.WaitForText(10*time.Second, prompt)
+	server, relay, tm, _ := relayedSession(t, "MOSH_SERVER_SIGNAL_TMOUT=2")
 	tm.Send("echo hi\r") // a fresh client state
 	tm.WaitForText(5*time.Second, "hi")
 	if err := syscall.Kill(server.PID, syscall.SIGUSR1); err != nil {
@@ -333,10 +339,7 @@ func TestE2EServerNoClient(t *testing.T) {
 // which stock mosh-server can.
 func TestE2ELargePaste(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	dir := t.TempDir()
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
-	tm.WaitForText(10*time.Second, prompt)
+	_, tm, dir := goshSession(t)
 	tm.Send("cat > " + filepath.Join(dir, "pasted") + "\r")
 	var paste strings.Builder
 	for i := 0; paste.Len() < 256<<10; i++ {
@@ -362,10 +365,7 @@ func TestE2ELargePaste(t *testing.T) {
 // client exits cleanly with the terminal restored and the server exits.
 func TestE2EEscapeQuit(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	dir := t.TempDir()
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
-	tm.WaitForText(10*time.Second, prompt)
+	server, tm, dir := goshSession(t)
 	tm.Send("\x1e")
 	screen := tm.WaitForText(5*time.Second, `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`)
 	if got, want := screen[0], `gosh: Commands: Ctrl-Z suspends, "." quits, "^" gives literal Ctrl-^`; got != want {
@@ -383,10 +383,7 @@ func TestE2EEscapeQuit(t *testing.T) {
 // cleanly and restores the terminal.
 func TestE2EClientSignal(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	dir := t.TempDir()
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, goshClient(server))...)
-	tm.WaitForText(10*time.Second, prompt)
+	server, tm, dir := goshSession(t)
 	pid := e2etest.ChildPID(t, tm.PanePID(), "gosh")
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -534,12 +531,7 @@ func TestE2ECapabilities(t *testing.T) {
 // flows again the session resumes, from the client's new address.
 func TestE2EDetachReattach(t *testing.T) {
 	t.Parallel()
-	server := startGoshServer(t)
-	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
-	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct 127.0.0.1 %d", server.Key, goshBin, relay.Addr().Port())
-	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
-	tm.WaitForText(10*time.Second, prompt)
+	_, relay, tm, _ := relayedSession(t)
 	relay.SetDrop(true)
 	tm.Send("echo away-$((7*6))\r")
 	time.Sleep(45 * time.Second)
