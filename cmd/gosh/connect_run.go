@@ -12,6 +12,7 @@ import (
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/netwatch"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
@@ -59,6 +60,9 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	}
 	signals, stop := clientSignals(stdout)
 	defer stop()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	signals = withNetworkChanges(signals, netwatch.Watch(watchCtx, logf))
 	var pred session.Predictor
 	if o.Predict != predict.Never { // "never" means no engine at all, as in mosh
 		pred = predict.NewEngine(o.Predict, o.PredictOverwrite)

@@ -31,3 +31,30 @@ func forwardSignals(in <-chan os.Signal, translate func(os.Signal) session.Signa
 		close(done)
 	}
 }
+
+// withNetworkChanges adds SignalNetworkChange, for every change of the
+// local network that changes reports (internal/netwatch), to a client's
+// signals. The forwarding ends when changes is closed.
+func withNetworkChanges(sigs <-chan session.Signal, changes <-chan struct{}) <-chan session.Signal {
+	out := make(chan session.Signal, 8)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				select {
+				case out <- s:
+				default: // the loop has not taken the previous ones
+				}
+			case _, ok := <-changes:
+				if !ok {
+					return
+				}
+				select {
+				case out <- session.SignalNetworkChange:
+				default: // one is already waiting
+				}
+			}
+		}
+	}()
+	return out
+}

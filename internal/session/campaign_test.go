@@ -15,6 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
@@ -54,20 +55,31 @@ func barSeconds(bar string) (int, bool) {
 }
 
 // TestOutages: total loss for 20 s, 5 min and 1 h. Throughout, the
-// notification bar tells the time since the last contact; when the link
-// returns, the session recovers within one client heartbeat (3 s) and two
-// round trips of it, and within two round trips (plus the server's 8 ms
-// collection delay) of the first datagram that crosses; afterwards no
-// goroutine and no memory is left over.
+// notification bar tells the time since the last contact. When the link
+// returns together with a local network change (an interface up, a new
+// address or route, a wake from sleep: SignalNetworkChange, which is how a
+// returning link shows itself to a mobile client), the session recovers
+// within two round trips of the return (plus the frame delays). When the
+// return is invisible to the client (the break was elsewhere on the path),
+// it can only be found by the next probe: the session recovers within one
+// client heartbeat (3 s) and two round trips of it, and within two round
+// trips of the first datagram that crosses. Afterwards no goroutine and no
+// memory is left over.
 func TestOutages(t *testing.T) {
 	for _, outage := range []time.Duration{20 * time.Second, 5 * time.Minute, time.Hour} {
-		t.Run(outage.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { testOutage(t, outage) })
-		})
+		for _, seen := range []bool{true, false} {
+			name := outage.String() + "/unseen"
+			if seen {
+				name = outage.String() + "/network-change"
+			}
+			t.Run(name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) { testOutage(t, outage, seen) })
+			})
+		}
 	}
 }
 
-func testOutage(t *testing.T, outage time.Duration) {
+func testOutage(t *testing.T, outage time.Duration, seen bool) {
 	r := newRig(t)
 	r.start()
 	r.term.Type("echo before\r")
@@ -105,12 +117,18 @@ func testOutage(t *testing.T, outage time.Duration) {
 		return false
 	})
 	back := time.Now()
+	if seen {
+		r.cliSig <- session.SignalNetworkChange
+	}
 	r.waitFor("the recovery", time.Minute, func() bool {
 		s := r.term.Screen()
 		return !strings.HasPrefix(s[0], "gosh:") && strings.Count(strings.Join(s, "\n"), "during") == 2
 	})
 	sinceBack, sinceCross := time.Since(back), time.Since(crossed)
 	t.Logf("%v outage: recovered %v after the link returned, %v after the first datagram crossed it", outage, sinceBack, sinceCross)
+	if seen && sinceBack > 2*rigRTT+ssp.ServerSendMinDelay+ssp.SendIntervalMin {
+		t.Errorf("recovery %v after the link returned with a network change, want within two round trips", sinceBack)
+	}
 	if sinceBack > ssp.AckInterval+2*rigRTT+ssp.ServerSendMinDelay {
 		t.Errorf("recovery %v after the link returned, want within a heartbeat (3 s) and two round trips", sinceBack)
 	}

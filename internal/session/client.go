@@ -43,7 +43,8 @@ type ClientConfig struct {
 	Conn *ssp.Conn
 	// Terminal is the user's terminal.
 	Terminal Terminal
-	// Signals delivers SignalQuit, SignalResize and SignalContinue.
+	// Signals delivers SignalQuit, SignalResize, SignalContinue and
+	// SignalNetworkChange.
 	Signals <-chan Signal
 	// TermInfo describes the user's terminal; nil means an xterm-like one.
 	TermInfo *terminfo.Terminal
@@ -294,6 +295,8 @@ func (c *client) signal(now time.Time, s Signal) {
 		c.resized()
 	case SignalContinue:
 		c.resume()
+	case SignalNetworkChange:
+		c.tr.Probe(now)
 	case SignalQuit:
 		c.logf("signal %v", s)
 		c.quit(now, "Signal received, shutting down...")

@@ -69,9 +69,15 @@ const (
 	// silent for the configured signal timeout, or at once when no timeout
 	// is set (the server's SIGUSR1, MOSH_SERVER_SIGNAL_TMOUT).
 	SignalEndIfIdle
+	// SignalNetworkChange says the client's network changed: an interface
+	// came up or went down, an address or a route changed, or the machine
+	// woke from sleep (internal/netwatch). The client sends at once rather
+	// than at its next heartbeat, so a link that returns is used within a
+	// round trip.
+	SignalNetworkChange
 )
 
-var signalNames = [...]string{SignalQuit: "quit", SignalResize: "resize", SignalContinue: "continue", SignalEndIfIdle: "end-if-idle"}
+var signalNames = [...]string{SignalQuit: "quit", SignalResize: "resize", SignalContinue: "continue", SignalEndIfIdle: "end-if-idle", SignalNetworkChange: "network-change"}
 
 // String names the signal.
 func (s Signal) String() string {

@@ -96,6 +96,13 @@ func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	return s.sendEmptyAck(now), true
 }
 
+// probe makes the heartbeat due now (Transport.Probe).
+func (s *sender[S]) probe(now time.Time) {
+	if s.nextAck.After(now) {
+		s.nextAck = now
+	}
+}
+
 // NextDeadline returns when Tick next has something to do, as of
 // the last Tick or event.
 func (s *sender[S]) NextDeadline() time.Time {

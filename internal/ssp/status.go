@@ -88,6 +88,16 @@ func (t *Transport[L, R]) PortHopDue(now time.Time) bool {
 	return t.link.portHopDue(now, t.roundtrip)
 }
 
+// Probe makes a transmission due at the next Tick, whatever the timers
+// say: the caller learned that the local network changed (an interface came
+// up, an address or route changed, the machine woke from sleep), so the
+// path to the peer may have just returned, and waiting for the next
+// heartbeat would cost up to AckInterval. The transmission is the usual
+// one: unacknowledged data if there is some (from the acknowledged state
+// once the peer has been silent), an empty ack otherwise. Nothing changes
+// on the wire, so a stock peer sees an early heartbeat.
+func (t *Transport[L, R]) Probe(now time.Time) { t.sender.probe(now) }
+
 // SetMaxDatagram changes the datagram budget, e.g. to FallbackDatagram
 // after the kernel refused a datagram as too long.
 func (t *Transport[L, R]) SetMaxDatagram(n int) error {

@@ -184,3 +184,23 @@ func TestTimingTimestamps(t *testing.T) {
 		t.Errorf("%d replies in %d datagrams: want some, and not every datagram", replies, stamps)
 	}
 }
+
+// TestTimingProbe: on an idle session, Probe makes the next Tick send at
+// once instead of at the next heartbeat, without changing what is sent
+// (an empty new state, as a heartbeat would be).
+func TestTimingProbe(t *testing.T) {
+	s := newSim(t, 5, lan, lan, ssp.Config{})
+	log := recordSends(t, s)
+	s.run(10 * time.Second)
+	s.run(ssp.AckInterval / 2) // halfway between two heartbeats
+	at := s.now
+	s.client.Probe(at)
+	s.run(time.Millisecond)
+	got := sendsAfter(*log, true, at)
+	if len(got) != 1 || !got[0].at.Equal(at) || len(got[0].in.Diff) != 0 {
+		t.Fatalf("after Probe at %v the client sent %+v; want one empty state at once", at, got)
+	}
+	if next := s.client.NextDeadline(); next.Sub(at) != ssp.AckInterval {
+		t.Errorf("the next heartbeat is %v after the probe, want %v", next.Sub(at), ssp.AckInterval)
+	}
+}
