@@ -39,6 +39,7 @@ var ioPaths = []string{
 	"internal/bootstrap/",
 	"internal/bench/",
 	"internal/daemon/",
+	"internal/netwatch/",
 	"internal/pty/",
 	"internal/tty/",
 	"internal/e2etest/", // end-to-end test harness
@@ -53,6 +54,7 @@ var layers = map[string]int{
 	"internal/coredump":            0,
 	"internal/crypto":              0,
 	"internal/netaddr":             0,
+	"internal/netwatch":            0,
 	"internal/terminfo":            0,
 	"internal/vt":                  0,
 	"internal/pb":                  0,
