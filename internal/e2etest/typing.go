@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/bench/keylat"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -117,136 +118,39 @@ func firstDifference(a, b []*vt.Framebuffer) int {
 	return -1
 }
 
-// TypingResult measures how a session showed a typing workload.
-type TypingResult struct {
-	Keys int
-	// Latency is, per keystroke, how long after it was typed the screen
-	// first showed it (the cursor and the text of its row as they are
-	// after it, or after a later keystroke already typed); -1 if never.
-	Latency []time.Duration
-	// Wrong marks the keystrokes during which the screen showed a wrong
-	// prediction: an underlined character that the screen did not hold
-	// at that place after any keystroke of the previous WrongWindow
-	// (screen states that lasted less than Transient excepted).
-	Wrong []bool
-}
+// TypingResult measures how a session showed a typing workload: see
+// [keylat.Result].
+type TypingResult = keylat.Result
 
-// WrongWindow is how far back a shown prediction may match the reference:
-// a prediction stands for keystrokes whose echo comes an RTT and a few
-// frame intervals later, and can lag what has been typed since.
-const WrongWindow = 2 * time.Second
-
-// Transient is how long a screen state must last to count as shown wrong:
-// the client writes each frame at once, but the terminal may deliver it
-// in pieces, whose intermediate states (a scroll without the rows redrawn
-// after it) were never meant to be seen.
-const Transient = time.Millisecond
-
-// InstantLatency is the "shown at once" bound.
-const InstantLatency = 5 * time.Millisecond
+// The measurement's bounds, from [keylat].
+const (
+	WrongWindow    = keylat.WrongWindow
+	Transient      = keylat.Transient
+	InstantLatency = keylat.InstantLatency
+)
 
 // MeasureTyping matches the screen states a session went through (snaps)
 // against the reference screens after each keystroke (refs) typed at the
-// given times.
+// given times, with [keylat.Measure]. With GOSH_TYPING_DEBUG set, it
+// prints each wrong screen with its reference to standard error.
 func MeasureTyping(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot) TypingResult {
-	r := TypingResult{Keys: len(at), Latency: make([]time.Duration, len(at)), Wrong: make([]bool, len(at))}
-	for i := range r.Latency {
-		r.Latency[i] = -1
+	ks := make([]keylat.Snapshot, len(snaps))
+	for i, s := range snaps {
+		ks[i] = keylat.Snapshot(s)
 	}
-	last := -1
-	for n, s := range snaps {
-		for last+1 < len(at) && !at[last+1].After(s.At) {
-			last++
-		}
-		if last < 0 {
-			continue
-		}
-		for j := last; j >= 0 && r.Latency[j] < 0; j-- {
-			if SameLine(s.FB, refs[j]) {
-				for i := j; i >= 0 && r.Latency[i] < 0; i-- {
-					r.Latency[i] = s.At.Sub(at[i])
-				}
-				break
-			}
-		}
-		if n+1 < len(snaps) && snaps[n+1].At.Sub(s.At) < Transient {
-			continue // a frame read in pieces: not on the screen long enough to be seen
-		}
-		from := last
-		for from > 0 && s.At.Sub(at[from]) < WrongWindow {
-			from--
-		}
-		if x, y, bad := WrongCell(s.FB, refs[from:last+1]); bad {
-			if !r.Wrong[last] && os.Getenv("GOSH_TYPING_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "wrong cell (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, last, Dump(Rows(s.FB)), Dump(Rows(refs[last])))
-			}
-			r.Wrong[last] = true
-		}
+	var logf func(format string, args ...any)
+	if os.Getenv("GOSH_TYPING_DEBUG") != "" {
+		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) }
 	}
-	return r
+	return keylat.Measure(at, refs, ks, logf)
 }
 
 // SameLine reports whether a and b have the cursor at the same place and
-// the same text on its row.
-func SameLine(a, b *vt.Framebuffer) bool {
-	ax, ay := a.Cursor()
-	bx, by := b.Cursor()
-	return ax == bx && ay == by && a.Row(ay).Text() == b.Row(by).Text()
-}
+// the same text on its row: see [keylat.SameLine].
+func SameLine(a, b *vt.Framebuffer) bool { return keylat.SameLine(a, b) }
 
 // WrongCell finds an underlined character on fb that none of refs has at
-// that place.
+// that place: see [keylat.WrongCell].
 func WrongCell(fb *vt.Framebuffer, refs []*vt.Framebuffer) (x, y int, found bool) {
-	w, h := fb.Size()
-	for y := range h {
-		for x := range w {
-			c := fb.Cell(x, y)
-			if c.Rend.Attrs.Underline() == vt.UnderlineNone || c.IsBlank() {
-				continue
-			}
-			if !slices.ContainsFunc(refs, func(r *vt.Framebuffer) bool { return sameText(c, r.Cell(x, y)) }) {
-				return x, y, true
-			}
-		}
-	}
-	return 0, 0, false
-}
-
-func sameText(a, b vt.Cell) bool {
-	if a.IsBlank() || b.IsBlank() {
-		return a.IsBlank() && b.IsBlank()
-	}
-	return a.Text() == b.Text()
-}
-
-// Summary returns the figures: keystrokes shown within InstantLatency,
-// shown wrongly, and the median and mean latency (a keystroke never shown
-// counts as 10 s).
-func (r TypingResult) Summary() (instant, wrong float64, median, mean time.Duration) {
-	lat := make([]time.Duration, len(r.Latency))
-	var sum time.Duration
-	n, w := 0, 0
-	for i, d := range r.Latency {
-		if d < 0 {
-			d = 10 * time.Second
-		}
-		if d <= InstantLatency {
-			n++
-		}
-		if r.Wrong[i] {
-			w++
-		}
-		lat[i] = d
-		sum += d
-	}
-	slices.Sort(lat)
-	k := float64(len(lat))
-	return float64(n) / k, float64(w) / k, lat[len(lat)/2], sum / time.Duration(len(lat))
-}
-
-// String formats the summary.
-func (r TypingResult) String() string {
-	instant, wrong, median, mean := r.Summary()
-	return fmt.Sprintf("%d keystrokes: %.1f%% shown within %v, %.1f%% shown wrongly, median %v, mean %v",
-		r.Keys, 100*instant, InstantLatency, 100*wrong, median.Round(100*time.Microsecond), mean.Round(100*time.Microsecond))
+	return keylat.WrongCell(fb, refs)
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -389,4 +390,55 @@ func pauseAfterEnter(keys []Keystroke, pause time.Duration) []Keystroke {
 		}
 	}
 	return out
+}
+
+// TestBuiltinWorkloadsRun types each built-in workload of gosh bench
+// typing (fast, waiting for the screen to settle after each key) into
+// bash in a fresh directory holding its files, as the bench runner does,
+// and checks that no command fails and that it ends at the shell prompt.
+func TestBuiltinWorkloadsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("types about 1200 keys")
+	}
+	RequireCommands(t, "bash")
+	bad := []string{"command not found", "No such file", "Traceback", "Error", "Pattern not found", "E492", "Not an editor command"}
+	for _, w := range workload.Builtin() {
+		t.Run(w.Name, func(t *testing.T) {
+			if w.Program != "" {
+				RequireCommands(t, w.Program)
+			}
+			dir := t.TempDir()
+			for name, body := range w.Files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			argv := []string{"sh", "-c", `cd "$0" && exec env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i`, dir}
+			tm := StartTerm(t, typingCols, typingRows, typingEnv, argv...)
+			tm.WaitForText(10*time.Second, w.Ready)
+			for i, k := range w.Keys {
+				tm.Type(k.Key)
+				if !strings.ContainsAny(k.Key, "\r\x1b") {
+					tm.Quiet(5*time.Millisecond, time.Second)
+					continue
+				}
+				tm.Quiet(100*time.Millisecond, 5*time.Second)
+				screen := strings.Join(tm.Screen(), "\n")
+				for _, b := range bad {
+					if strings.Contains(screen, b) {
+						t.Fatalf("after key %d (%q) the screen shows %q:\n%s", i, k.Key, b, Dump(tm.Screen()))
+					}
+				}
+			}
+			tm.Quiet(300*time.Millisecond, 5*time.Second)
+			fb := tm.Framebuffer()
+			if _, y := fb.Cursor(); fb.Row(y).Text() != "$" {
+				t.Errorf("the workload ends on %q, want the prompt:\n%s", fb.Row(y).Text(), Dump(Rows(fb)))
+			}
+		})
+	}
 }

@@ -1,0 +1,37 @@
+// Package keylat measures keystroke response time: how long after each
+// keystroke a client's screen first showed it, and whether the screen ever
+// showed a wrong character (a misprediction of speculative local echo).
+//
+// It is the pure core shared by gosh's end-to-end typing tests
+// (internal/e2etest) and "gosh bench typing": the caller types a workload
+// into a session, records every state the client's screen went through as
+// a [Snapshot] (the screen and when it was read), and records the screens a
+// program shows after each keystroke when typed into it directly, with no
+// network in between (the reference). [Measure] matches the two:
+//
+//   - a keystroke is shown when a snapshot taken after it was typed has the
+//     cursor where the reference after that keystroke (or after a later one
+//     already typed) has it, with the same text on the cursor's row
+//     ([SameLine]); its latency is the time from typing it to that
+//     snapshot, and -1 if no snapshot ever matched;
+//   - a keystroke is shown wrongly when, while it was the latest typed, a
+//     snapshot that stayed on screen at least [Transient] held an
+//     underlined character (Mosh and gosh underline unconfirmed
+//     predictions) that no reference of the previous [WrongWindow] has at
+//     that place ([WrongCell]).
+//
+// [Stats] condenses a measurement into the figures of a report: median,
+// mean, 95th and 99th percentiles, the fraction shown within
+// [InstantLatency] and the fraction shown wrongly. A keystroke never shown
+// counts as a stated cap ([NeverShownCap] by default) and is counted on
+// its own.
+//
+// The figure of merit follows Figure 2 of Winstein and Balakrishnan,
+// "Mosh: An Interactive Remote Shell for Mobile Clients" (USENIX ATC 2012),
+// which plots the distribution of keystroke response times for SSH and
+// Mosh over the same link.
+//
+// keylat does no I/O and reads no clock: times arrive with the snapshots
+// and keystrokes. Nothing in it is safe for concurrent use with writers of
+// the framebuffers it is given.
+package keylat

@@ -1,0 +1,138 @@
+package keylat
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Snapshot is the client's screen as it was right after one read of its
+// output, and when that read returned.
+type Snapshot struct {
+	At time.Time
+	FB *vt.Framebuffer
+}
+
+// Result is how a session showed a typing workload, keystroke by
+// keystroke.
+type Result struct {
+	// Keys is the number of keystrokes typed.
+	Keys int
+	// Latency is, per keystroke, how long after it was typed the screen
+	// first showed it (the cursor and the text of its row as they are
+	// after it, or after a later keystroke already typed); -1 if never.
+	Latency []time.Duration
+	// Wrong marks the keystrokes during which the screen showed a wrong
+	// prediction: an underlined character that the screen did not hold
+	// at that place after any keystroke of the previous WrongWindow
+	// (screen states that lasted less than Transient excepted).
+	Wrong []bool
+}
+
+// Measure matches the screen states a session went through (snaps, in
+// time order) against the reference screens after each keystroke (refs)
+// typed at the given times (at, in time order, as long as refs). logf, if
+// not nil, is told about each keystroke found shown wrongly, with the
+// screen and its reference.
+//
+// Measure panics if at and refs differ in length.
+func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf func(format string, args ...any)) Result {
+	if len(at) != len(refs) {
+		panic("keylat: Measure given a different number of keystrokes and references")
+	}
+	r := Result{Keys: len(at), Latency: make([]time.Duration, len(at)), Wrong: make([]bool, len(at))}
+	for i := range r.Latency {
+		r.Latency[i] = -1
+	}
+	last := -1 // the latest keystroke typed by the time of the snapshot
+	for n, s := range snaps {
+		for last+1 < len(at) && !at[last+1].After(s.At) {
+			last++
+		}
+		if last < 0 {
+			continue
+		}
+		r.markShown(s, last, at, refs)
+		if n+1 < len(snaps) && snaps[n+1].At.Sub(s.At) < Transient {
+			continue // a frame read in pieces: not on the screen long enough to be seen
+		}
+		from := last
+		for from > 0 && s.At.Sub(at[from]) < WrongWindow {
+			from--
+		}
+		if x, y, bad := WrongCell(s.FB, refs[from:last+1]); bad {
+			if !r.Wrong[last] && logf != nil {
+				logf("keylat: wrong cell (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, last, dump(s.FB), dump(refs[last]))
+			}
+			r.Wrong[last] = true
+		}
+	}
+	return r
+}
+
+// markShown finds the latest keystroke up to last, not yet shown, whose
+// reference s matches, and marks it and every earlier keystroke not yet
+// shown as shown at s.At.
+func (r *Result) markShown(s Snapshot, last int, at []time.Time, refs []*vt.Framebuffer) {
+	for j := last; j >= 0 && r.Latency[j] < 0; j-- {
+		if SameLine(s.FB, refs[j]) {
+			for i := j; i >= 0 && r.Latency[i] < 0; i-- {
+				r.Latency[i] = s.At.Sub(at[i])
+			}
+			return
+		}
+	}
+}
+
+// SameLine reports whether a and b have the cursor at the same place and
+// the same text on its row.
+func SameLine(a, b *vt.Framebuffer) bool {
+	ax, ay := a.Cursor()
+	bx, by := b.Cursor()
+	return ax == bx && ay == by && a.Row(ay).Text() == b.Row(by).Text()
+}
+
+// WrongCell finds an underlined character on fb that none of refs has at
+// that place.
+func WrongCell(fb *vt.Framebuffer, refs []*vt.Framebuffer) (x, y int, found bool) {
+	w, h := fb.Size()
+	for y := range h {
+		for x := range w {
+			c := fb.Cell(x, y)
+			if c.Rend.Attrs.Underline() == vt.UnderlineNone || c.IsBlank() {
+				continue
+			}
+			if !slices.ContainsFunc(refs, func(r *vt.Framebuffer) bool { return inside(r, x, y) && sameText(c, r.Cell(x, y)) }) {
+				return x, y, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// inside reports whether (x, y) is on fb's screen.
+func inside(fb *vt.Framebuffer, x, y int) bool {
+	w, h := fb.Size()
+	return x < w && y < h
+}
+
+// sameText reports whether a and b show the same character (both blank,
+// or the same text).
+func sameText(a, b vt.Cell) bool {
+	if a.IsBlank() || b.IsBlank() {
+		return a.IsBlank() && b.IsBlank()
+	}
+	return a.Text() == b.Text()
+}
+
+// dump renders fb's rows, numbered, for a log.
+func dump(fb *vt.Framebuffer) string {
+	var b strings.Builder
+	for y := range fb.Height() {
+		fmt.Fprintf(&b, "%2d|%s\n", y, fb.Row(y).Text())
+	}
+	return b.String()
+}

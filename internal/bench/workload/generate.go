@@ -1,0 +1,289 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// named is one keystroke that is not typed text: a control character or
+// an escape sequence.
+type named string
+
+// The keys of the scripts that are not text.
+const (
+	enter     named = "\r"
+	esc       named = "\x1b"
+	backspace named = "\x7f"
+	ctrlA     named = "\x01"
+	ctrlC     named = "\x03"
+	ctrlE     named = "\x05"
+	up        named = "\x1b[A"
+	right     named = "\x1b[C"
+	left      named = "\x1b[D"
+)
+
+// script is a built-in workload before the typist's gaps are drawn.
+type script struct {
+	name, description, program string
+	files                      map[string]string
+	seed                       uint64
+	// bursts are typed one after the other; the typist thinks before
+	// the first key of each.
+	bursts [][]string
+}
+
+// keys spells one burst of typing: a string is typed a character at a
+// time, a named key (or a run of them from rep) is one keystroke each.
+func keys(parts ...any) []string {
+	var ks []string
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			for _, r := range p {
+				ks = append(ks, string(r))
+			}
+		case named:
+			ks = append(ks, string(p))
+		case []named:
+			for _, k := range p {
+				ks = append(ks, string(k))
+			}
+		default:
+			panic(fmt.Sprintf("workload: script part of type %T", p))
+		}
+	}
+	return ks
+}
+
+// rep is n presses of k.
+func rep(n int, k named) []named {
+	ks := make([]named, n)
+	for i := range ks {
+		ks[i] = k
+	}
+	return ks
+}
+
+// gapSource is the provenance line every built-in description ends with.
+const gapSource = "Gaps: log-normal with mean 238.66 ms and SD 111.60 ms, the inter-key interval of " +
+	"Dhakal, Feit, Kristensson and Oulasvirta, \"Observations on Typing from 136 Million Keystrokes\" (CHI 2018); " +
+	"0.5-1.5 s (uniform) before each command; within 30 ms and 3 s; drawn by workload.Generate with seed %d."
+
+// Generate returns the built-in workloads as the seeded typist types them
+// now. The committed builtin/*.json, which [Builtin] returns, must be its
+// output: TestBuiltinGenerated checks this.
+func Generate() []*Workload {
+	scripts := []script{shellScript(), vimScript(), pythonScript(), pagerScript()}
+	ws := make([]*Workload, len(scripts))
+	for i, s := range scripts {
+		ws[i] = s.generate()
+	}
+	return ws
+}
+
+// generate draws the gaps of s.
+func (s script) generate() *Workload {
+	t := NewTypist(s.seed)
+	w := &Workload{Name: s.name, Description: s.description + " " + fmt.Sprintf(gapSource, s.seed),
+		Program: s.program, Files: s.files, Ready: "$"}
+	for _, burst := range s.bursts {
+		for i, k := range burst {
+			gap := t.Gap()
+			if i == 0 {
+				gap = t.Think()
+			}
+			w.Keys = append(w.Keys, Key{Key: k, Gap: gap})
+		}
+	}
+	return w
+}
+
+// shellScript is commands at a bash prompt.
+func shellScript() script {
+	return script{
+		name: "shell",
+		description: "Commands typed at a bash prompt: echo, ls, cat, wc, grep, printf, a for loop; " +
+			"typos fixed with backspace, in-line edits with Ctrl-A, Ctrl-E and the arrow keys, " +
+			"history recalled with the up arrow, a line abandoned with Ctrl-C.",
+		files: map[string]string{
+			"notes.txt": "first line of notes\nsecond line\nthird line, the last\n",
+			"todo.txt":  "one line per task\nwrite the typing bench\nread the mosh paper\n",
+			"sub/a.txt": "a\n",
+			"sub/b.txt": "b\n",
+		},
+		seed: 1,
+		bursts: [][]string{
+			keys("echo hello world", enter),
+			keys("ls", enter),
+			keys("cat notes.txt", enter),
+			keys("ehco", rep(3, backspace), "cho typo fixed", enter),
+			keys("cd sub", enter),
+			keys(`basename "$(pwd)"`, enter),
+			keys("ls", enter),
+			keys("cd ..", enter),
+			keys("echo one two three"),
+			keys(ctrlA, rep(5, right), "zero ", ctrlE, " four", enter),
+			keys(up, enter),
+			keys("wc -l notes.txt", enter),
+			keys("grep -n line notes.txt", enter),
+			keys("echo $((6*7))", enter),
+			keys("echo never mind", ctrlC),
+			keys(up, up),
+			keys(rep(9, backspace), "todo.txt", enter),
+			keys("cat todo.txt", enter),
+			keys(`printf '%s\n' a b c`, enter),
+			keys("echo the quick brown fox"),
+			keys(rep(3, left), "red ", enter),
+			keys("for i in 1 2 3; do echo $i; done", enter),
+			keys("sort todo.txt", enter),
+			keys("clear", enter),
+		},
+	}
+}
+
+// vimScript is a short edit in vim, without the user's configuration and
+// without the alternate screen.
+func vimScript() script {
+	return script{
+		name:    "vim",
+		program: "vim",
+		description: "A file edited in vim started without the user's configuration: insert-mode typing " +
+			"(a typo fixed with backspace), Escape, moves with h j k l w b 0 $ G gg, x, dd and u, then :q!.",
+		files: map[string]string{
+			"vimrc": "set nocompatible\nset noswapfile\nset t_ti= t_te=\nset ttimeout ttimeoutlen=100\n",
+			"poem.txt": "the link is slow and the packets roam\n" +
+				"from cell to cell, from hotel to home\n" +
+				"yet every key I type shows here at once\n" +
+				"a guess, underlined, until the echo comes\n" +
+				"and should the guess be wrong it fades away\n" +
+				"the server's screen has the final say\n",
+		},
+		seed: 2,
+		bursts: [][]string{
+			keys("vim -u vimrc -i NONE poem.txt", enter),
+			keys("jj"),
+			keys("A", ", I hope", esc),
+			keys("0www"),
+			keys("b"),
+			keys("i", "quite ", esc),
+			keys("$xx"),
+			keys("j", "dd"),
+			keys("u"),
+			keys("kkllllhh"),
+			keys("o", "a new line, typed in insert mode, with a tpyo", rep(3, backspace), "ypo", esc),
+			keys("0wx"),
+			keys("G"),
+			keys("o", "and that is all the poem has to say", esc),
+			keys("gg"),
+			keys("jjj$bb"),
+			keys("i", "very ", esc),
+			keys("jdd"),
+			keys("u"),
+			keys("wwx"),
+			keys("u"),
+			keys("kkk0"),
+			keys("A", " over the sea", esc),
+			keys("jjjj"),
+			keys("o", "the second verse begins on this new line", esc),
+			keys("kwwwb"),
+			keys("x"),
+			keys("u"),
+			keys("ggjj"),
+			keys("A", " and waits", esc),
+			keys("0llll"),
+			keys(":q!", enter),
+		},
+	}
+}
+
+// pythonScript is a session in the python3 REPL (the basic one, whatever
+// the version).
+func pythonScript() script {
+	return script{
+		name:    "python",
+		program: "python3",
+		description: "The python3 REPL (python3 -q, the basic REPL): arithmetic, a list of words, " +
+			"for loops with indented bodies, string methods, a typo fixed with backspace, exit().",
+		seed: 3,
+		bursts: [][]string{
+			keys("PYTHON_BASIC_REPL=1 python3 -q", enter),
+			keys("2 + 3 * 4", enter),
+			keys("17 // 5, 17 % 5", enter),
+			keys("2 ** 10", enter),
+			keys(`words = "the quick brown fox".split()`, enter),
+			keys("for w in words:", enter),
+			keys("    print(w.upper(), len(w))", enter),
+			keys(enter),
+			keys(`"mobile shell".title()`, enter),
+			keys("sum(range(1, 101))", enter),
+			keys("total = 0", enter),
+			keys("for n in [3, 1, 4, 1, 5]:", enter),
+			keys("    total += n", enter),
+			keys(enter),
+			keys("total", enter),
+			keys("prnit", rep(3, backspace), `int("done")`, enter),
+			keys(`", ".join(sorted(words))`, enter),
+			keys("len(words) * 2.5", enter),
+			keys("exit()", enter),
+		},
+	}
+}
+
+// pagerScript is reading a long file in less, without the user's options
+// and without the alternate screen.
+func pagerScript() script {
+	return script{
+		name:    "pager",
+		program: "less",
+		description: "A generated 300-line file read in less (no user options, no alternate screen): " +
+			"space, b, j, k, searches with / and ?, n, N, G, g, 50%, q.",
+		files: map[string]string{"story.txt": story()},
+		seed:  4,
+		bursts: [][]string{
+			keys("LESS= LESSHISTFILE=- less -X story.txt", enter),
+			keys(" "), keys(" "), keys(" "), keys("b"),
+			keys("jjjjj"), keys("kkk"),
+			keys("/needle", enter), keys("n"), keys("n"), keys("N"),
+			keys("G"), keys("g"),
+			keys("/roaming", enter), keys("n"), keys("jj"), keys(" "),
+			keys("?prediction", enter), keys("n"), keys("kkkk"),
+			keys("50%"), keys("jjj"), keys("b"),
+			keys("/latency", enter), keys("n"), keys("n"), keys(" "), keys(" "),
+			keys("g"), keys("/echo", enter), keys("n"), keys("jjjj"), keys("kk"),
+			keys("G"), keys("?needle", enter), keys("n"), keys("b"), keys("b"),
+			keys("/underline", enter), keys("n"), keys("N"), keys("jjjjjj"),
+			keys("25%"), keys(" "), keys("kkk"), keys("/packet", enter), keys("n"), keys("n"),
+			keys("g"), keys("jjjjj"), keys(" "), keys(" "), keys("b"),
+			keys("/server", enter), keys("n"), keys("jjjjjjjj"), keys("kkkkk"),
+			keys("/datagram", enter), keys("n"), keys(" "), keys("b"),
+			keys("?roaming", enter), keys("N"), keys("n"),
+			keys("/terminal", enter), keys("jjj"), keys(" "),
+			keys("/cellular", enter), keys("n"), keys("kkkk"),
+			keys("75%"), keys("jjjjj"), keys("b"),
+			keys("q"),
+		},
+	}
+}
+
+// story returns the file the pager workload reads: 300 numbered lines of
+// prose, with the searched words spread through it.
+func story() string {
+	lines := []string{
+		"the mobile shell keeps the session alive while the laptop sleeps",
+		"a packet lost on the way is simply superseded by a newer state",
+		"roaming from one network to another changes nothing for the user",
+		"local prediction shows each key before the server has answered",
+		"latency on a cellular link can reach a second or more at times",
+		"an unconfirmed guess is drawn with an underline until it is echoed",
+		"here is the needle that the reader searches for in the haystack",
+		"the server sends the screen, not the bytes that made the screen",
+		"every datagram is sealed with a key that only the two ends know",
+		"the echo of a keystroke confirms or refutes what was predicted",
+		"a terminal is a grid of cells, each with a character and colours",
+	}
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "%03d  %s\n", i+1, lines[(i*7+i/11)%len(lines)])
+	}
+	return b.String()
+}

@@ -1,0 +1,256 @@
+package linkem
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+)
+
+// UDPRelay is an emulated link between a UDP client and a UDP server on
+// the loopback interface, for programs whose sockets cannot be handed a
+// [Pipe] (stock mosh-server and mosh-client, or gosh's own). The client
+// sends to [UDPRelay.Addr]; the relay passes each datagram through the
+// profile's Up pipe and sends it to the server from its back socket, so
+// the server sees the back socket as the client. Datagrams the server
+// sends to the back socket go through the Down pipe to the client's
+// latest address. Datagrams from anyone but the server on the back
+// socket are ignored.
+//
+//	client ──▶ front ──Up pipe──▶ back ──▶ server
+//	client ◀── front ◀─Down pipe── back ◀── server
+//
+// A UDPRelay is safe for concurrent use.
+type UDPRelay struct {
+	server   netip.AddrPort
+	front    *net.UDPConn
+	up, down *Pipe
+	wg       sync.WaitGroup // the readers
+
+	mu         sync.Mutex // guards following
+	back       *net.UDPConn
+	client     netip.AddrPort // latest source seen on front; invalid before
+	closed     bool
+	sendErrors uint64
+}
+
+// RelayStats are a relay's counts: Up for the client's datagrams to the
+// server, Down for the server's to the client. Bytes are UDP payload
+// bytes; on the wire each datagram adds 28 bytes of IPv4 and UDP headers
+// (48 over IPv6).
+type RelayStats struct {
+	Up, Down Stats
+	// SendErrors counts datagrams that survived the link but that the
+	// relay failed to send on.
+	SendErrors uint64
+}
+
+// Bytes returns the UDP payload bytes the client and the server sent,
+// both ways together.
+func (s RelayStats) Bytes() int64 { return s.Up.Bytes() + s.Down.Bytes() }
+
+// maxDatagram is the largest UDP payload.
+const maxDatagram = 65535
+
+// NewUDPRelay starts a relay to server, a loopback address, applying the
+// profile p. The Up pipe is seeded with seed, the Down pipe with a value
+// derived from it.
+func NewUDPRelay(server netip.AddrPort, p Profile, seed uint64) (*UDPRelay, error) {
+	if !server.Addr().Unmap().IsLoopback() || server.Port() == 0 {
+		return nil, fmt.Errorf("linkem: relay server %v is not a loopback address and port", server)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	server = unmap(server)
+	front, err := listenLoopback(server.Addr())
+	if err != nil {
+		return nil, err
+	}
+	back, err := listenLoopback(server.Addr())
+	if err != nil {
+		front.Close()
+		return nil, err
+	}
+	r := &UDPRelay{server: server, front: front, back: back}
+	r.up = NewPipe(p.Up, seed, r.toServer)
+	r.down = NewPipe(p.Down, splitmix(seed), r.toClient)
+	r.wg.Add(2)
+	go r.readFront()
+	go r.readBack(back)
+	return r, nil
+}
+
+// listenLoopback opens a UDP socket on an ephemeral port of the loopback
+// address of like's family.
+func listenLoopback(like netip.Addr) (*net.UDPConn, error) {
+	lo := netip.IPv6Loopback()
+	if like.Is4() {
+		lo = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(lo, 0)))
+	if err != nil {
+		return nil, fmt.Errorf("linkem: relay: %w", err)
+	}
+	return c, nil
+}
+
+// splitmix derives an independent seed from seed (SplitMix64's finaliser).
+func splitmix(seed uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Addr returns the address the client must send to.
+func (r *UDPRelay) Addr() netip.AddrPort { return localAddr(r.front) }
+
+// BackAddr returns the address the server currently sees as the client's.
+func (r *UDPRelay) BackAddr() netip.AddrPort {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return localAddr(r.back)
+}
+
+// localAddr returns c's address, IPv4 in its 4-byte form.
+func localAddr(c *net.UDPConn) netip.AddrPort {
+	return unmap(c.LocalAddr().(*net.UDPAddr).AddrPort())
+}
+
+func unmap(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }
+
+// Rebind moves the back side to a new socket on a new port, as a NAT
+// rebinding would: the server sees the client's datagrams come from a new
+// address, and what it sends to the old one is lost.
+func (r *UDPRelay) Rebind() error {
+	back, err := listenLoopback(r.server.Addr())
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		back.Close()
+		return net.ErrClosed
+	}
+	old := r.back
+	r.back = back
+	r.wg.Add(1)
+	r.mu.Unlock()
+	old.Close()
+	go r.readBack(back)
+	return nil
+}
+
+// SetOutage starts (on) or ends (off) a total outage in both directions.
+func (r *UDPRelay) SetOutage(on bool) {
+	r.up.SetOutage(on)
+	r.down.SetOutage(on)
+}
+
+// SetProfile changes both directions' configuration from now on (see
+// [Model.SetConfig]).
+func (r *UDPRelay) SetProfile(p Profile) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	r.up.SetConfig(p.Up)
+	r.down.SetConfig(p.Down)
+	return nil
+}
+
+// Stats returns the counts of both directions so far.
+func (r *UDPRelay) Stats() RelayStats {
+	r.mu.Lock()
+	errs := r.sendErrors
+	r.mu.Unlock()
+	return RelayStats{Up: r.up.Stats(), Down: r.down.Stats(), SendErrors: errs}
+}
+
+// Close closes the relay's sockets, stops its pipes (discarding what they
+// hold) and waits for its goroutines. Close is idempotent.
+func (r *UDPRelay) Close() error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		r.front.Close()
+		r.back.Close()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	r.up.Close()
+	r.down.Close()
+	return nil
+}
+
+// readFront forwards the client's datagrams into the Up pipe.
+func (r *UDPRelay) readFront() {
+	defer r.wg.Done()
+	buf := make([]byte, maxDatagram)
+	for {
+		n, from, err := r.front.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // e.g. an ICMP error reported on the socket
+		}
+		r.mu.Lock()
+		r.client = from
+		r.mu.Unlock()
+		r.up.Send(append([]byte(nil), buf[:n]...))
+	}
+}
+
+// readBack forwards the server's datagrams to back into the Down pipe,
+// until back is closed.
+func (r *UDPRelay) readBack(back *net.UDPConn) {
+	defer r.wg.Done()
+	buf := make([]byte, maxDatagram)
+	for {
+		n, from, err := back.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		if unmap(from) != r.server {
+			continue
+		}
+		r.down.Send(append([]byte(nil), buf[:n]...))
+	}
+}
+
+// toServer is the Up pipe's deliver: it sends from the current back
+// socket.
+func (r *UDPRelay) toServer(b []byte) {
+	r.mu.Lock()
+	back := r.back
+	r.mu.Unlock()
+	_, err := back.WriteToUDPAddrPort(b, r.server)
+	r.countErr(err)
+}
+
+// toClient is the Down pipe's deliver.
+func (r *UDPRelay) toClient(b []byte) {
+	r.mu.Lock()
+	client := r.client
+	r.mu.Unlock()
+	if !client.IsValid() {
+		r.countErr(errors.New("no client yet"))
+		return
+	}
+	_, err := r.front.WriteToUDPAddrPort(b, client)
+	r.countErr(err)
+}
+
+func (r *UDPRelay) countErr(err error) {
+	if err != nil {
+		r.mu.Lock()
+		r.sendErrors++
+		r.mu.Unlock()
+	}
+}
