@@ -40,6 +40,8 @@ var ioPaths = []string{
 	"internal/bench/",
 	"internal/daemon/",
 	"internal/netwatch/",
+	"internal/linkem/pipe", // the real-time pipe and the UDP relay; the model is a pure core
+	"internal/linkem/relay",
 	"internal/pty/",
 	"internal/tty/",
 	"internal/e2etest/", // end-to-end test harness
@@ -55,6 +57,11 @@ var layers = map[string]int{
 	"internal/crypto":              0,
 	"internal/netaddr":             0,
 	"internal/netwatch":            0,
+	"internal/linkem":              0,
+	"internal/bench/workload":      0,
+	"internal/bench/report":        0,
+	"internal/bench/keylat":        1,
+	"internal/bench/sshlink":       1,
 	"internal/terminfo":            0,
 	"internal/vt":                  0,
 	"internal/pb":                  0,
@@ -72,7 +79,7 @@ var layers = map[string]int{
 	"internal/session":             2,
 	"internal/session/sessiontest": 2,
 	"internal/bootstrap":           2,
-	"internal/bench":               2,
+	"internal/bench":               3, // runs the session loops over emulated links
 	"internal/e2etest":             2,
 	"internal/daemon":              3,
 	"cmd/gosh":                     4,
@@ -94,6 +101,7 @@ var allowedModules = map[string]bool{
 	"github.com/spf13/cobra":          true,
 	"github.com/ProtonMail/go-crypto": true, // test-only
 	"github.com/Microsoft/go-winio":   true, // Windows: the OpenSSH agent's named pipe
+	"gvisor.dev/gvisor":               true, // gosh bench: SSH over a real TCP in userspace
 }
 
 var testOnlyModules = []string{"github.com/ProtonMail/go-crypto"}

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench"
+	"github.com/gosh-term/gosh/internal/bench/workload"
+	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/spf13/cobra"
 )
 
-// BenchOptions is what "gosh bench" was asked to measure.
+// BenchOptions is what "gosh bench micro" and "gosh bench sim" (and plain
+// "gosh bench", which runs both) were asked to measure.
 type BenchOptions struct {
 	// Only restricts the run to benchmarks whose name contains it.
 	Only string
@@ -20,24 +27,177 @@ type BenchOptions struct {
 	Stdout, Stderr io.Writer
 }
 
+// TypingOptions is what "gosh bench typing" was asked to measure.
+type TypingOptions struct {
+	Link      string
+	Delay     time.Duration
+	Jitter    time.Duration
+	Loss      float64
+	Rate      string
+	Queue     int
+	Trace     string
+	With      []string
+	Workload  string
+	Seed      uint64
+	Quick     bool
+	SVG, JSON string
+
+	ctx            context.Context
+	custom         bool // a link flag was given
+	Stdout, Stderr io.Writer
+}
+
+// PaperOptions is what "gosh bench paper" was asked to do.
+type PaperOptions struct {
+	Quick bool
+	Seed  uint64
+	Out   string
+
+	ctx            context.Context
+	Stdout, Stderr io.Writer
+}
+
 func newBenchCmd(runF func(*BenchOptions) error) *cobra.Command {
 	o := &BenchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [options]",
-		Short: "Measure gosh's hot paths and protocol behaviour on this machine",
-		Long: `Measure gosh on this machine: the crypto, framing, emulator and differ hot
-paths (the same functions "go test -bench" measures), and SSP over emulated
-lossy, delayed links.`,
+		Use:   "bench [command] [options]",
+		Short: "Measure gosh, SSH and Mosh on this machine",
+		Long: `Measure gosh on this machine.
+
+  gosh bench typing   keystroke response time of ssh, gosh and mosh over an emulated link
+  gosh bench paper    the Mosh paper's experiments, measured beside its published numbers
+  gosh bench micro    the hot paths (crypto, framing, emulator, differ)
+  gosh bench sim      SSP over emulated lossy links in simulated time
+
+Plain "gosh bench" runs micro and sim.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runF(o)
 		},
 	}
+	addMicroFlags(cmd, o)
+	cmd.AddCommand(newBenchMicroCmd(runF), newBenchSimCmd(runF),
+		newBenchTypingCmd(runTyping), newBenchPaperCmd(runPaper))
+	return cmd
+}
+
+func addMicroFlags(cmd *cobra.Command, o *BenchOptions) {
 	cmd.Flags().StringVar(&o.Only, "only", "", "run only the benchmarks whose name contains this text (the link simulations are ssp/sim)")
 	cmd.Flags().IntVar(&o.Count, "count", 5, "run each micro-benchmark this many times and report the median")
 	cmd.Flags().DurationVar(&o.Sim, "sim", 60*time.Second, "simulated time of each link simulation (0 skips them)")
+}
+
+func newBenchMicroCmd(runF func(*BenchOptions) error) *cobra.Command {
+	o := &BenchOptions{}
+	cmd := &cobra.Command{
+		Use:   "micro [options]",
+		Short: "Time the hot paths: crypto, framing, emulator, differ",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Stdout, o.Stderr, o.Sim = cmd.OutOrStdout(), cmd.ErrOrStderr(), 0
+			return runF(o)
+		},
+	}
+	cmd.Flags().StringVar(&o.Only, "only", "", "run only the benchmarks whose name contains this text")
+	cmd.Flags().IntVar(&o.Count, "count", 5, "run each micro-benchmark this many times and report the median")
 	return cmd
+}
+
+func newBenchSimCmd(runF func(*BenchOptions) error) *cobra.Command {
+	o := &BenchOptions{}
+	cmd := &cobra.Command{
+		Use:   "sim [options]",
+		Short: "Simulate SSP over lossy links and measure the screen's Age of Information",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Stdout, o.Stderr, o.Only, o.Count = cmd.OutOrStdout(), cmd.ErrOrStderr(), "ssp/sim", 1
+			return runF(o)
+		},
+	}
+	cmd.Flags().DurationVar(&o.Sim, "sim", 60*time.Second, "simulated time of each link simulation")
+	return cmd
+}
+
+func newBenchTypingCmd(runF func(*TypingOptions) error) *cobra.Command {
+	o := &TypingOptions{}
+	cmd := &cobra.Command{
+		Use:   "typing [options]",
+		Short: "Type into a real shell through ssh, gosh and mosh over an emulated link",
+		Long: `Replay a typist's keystrokes (recorded inter-key times) into a real shell in a
+pseudo-terminal, through each transport over the same emulated link, and report
+per transport the keystroke response times (median, mean, p95, p99), the
+fraction shown within 5 ms, the fraction ever shown wrongly, and the bytes on
+the wire per keystroke.
+
+Transports: ssh (golang.org/x/crypto/ssh over TCP in gVisor's userspace stack,
+whose packets cross the link), gosh (the real client and server loops),
+gosh-nopredict (gosh without speculative echo), and mosh (stock mosh-server and
+mosh-client through a UDP relay, when installed).
+
+Links: --link PROFILE (` + strings.Join(linkem.ProfileNames(), ", ") + `), or
+--delay/--jitter/--loss/--rate/--queue, or --trace FILE (a Mahimahi packet
+delivery trace, or one of the built-in ones: ` + strings.Join(linkem.TraceNames(), ", ") + `).
+
+Workloads: ` + strings.Join(workloadNames(), ", ") + `, or a JSON file
+({"keys":[{"key":"l","gap_ms":180},...]}).
+
+Progress goes to stderr, results to stdout.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
+			for _, f := range []string{"delay", "jitter", "loss", "rate", "queue"} {
+				o.custom = o.custom || cmd.Flags().Changed(f)
+			}
+			return runF(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Link, "link", "evdo", "link profile")
+	f.DurationVar(&o.Delay, "delay", 0, "one-way delay (instead of --link)")
+	f.DurationVar(&o.Jitter, "jitter", 0, "extra random one-way delay, without reordering")
+	f.Float64Var(&o.Loss, "loss", 0, "independent loss probability each way, 0 to 1")
+	f.StringVar(&o.Rate, "rate", "", "bottleneck rate each way (e.g. 1mbit, 25Mbps)")
+	f.IntVar(&o.Queue, "queue", 0, "bottleneck queue in packets (drop-tail)")
+	f.StringVar(&o.Trace, "trace", "", "Mahimahi delivery trace, a file or a built-in name, both ways")
+	f.StringSliceVar(&o.With, "with", nil, "transports to compare (default ssh,gosh,gosh-nopredict and mosh when installed)")
+	f.StringVar(&o.Workload, "workload", "shell", "workload name or JSON file")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
+	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("type only the first %d keystrokes", bench.QuickKeys))
+	f.StringVar(&o.SVG, "svg", "", "write the response-time CDF to this SVG file")
+	f.StringVar(&o.JSON, "json", "", "write the results to this JSON file")
+	return cmd
+}
+
+func newBenchPaperCmd(runF func(*PaperOptions) error) *cobra.Command {
+	o := &PaperOptions{}
+	cmd := &cobra.Command{
+		Use:   "paper [options]",
+		Short: "Run the Mosh paper's experiments and print the published numbers beside",
+		Long: `Run the evaluation of the Mosh paper (Winstein & Balakrishnan, USENIX ATC 2012)
+and of its Stanford CS244 reproduction, in this process, over emulated links:
+keystroke response over EV-DO (SSH vs gosh vs mosh), over 50 % round-trip loss
+(SSH vs gosh without prediction), over CS244's 3G and Wi-Fi links, interrupting
+a flood with Ctrl-C, and roaming. Each figure is printed as a table beside the
+published numbers, and its CDF written as an SVG file in --out.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
+			return runF(o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run (under 2 minutes)")
+	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness")
+	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
+	return cmd
+}
+
+func workloadNames() []string {
+	var names []string
+	for _, w := range workload.Builtin() {
+		names = append(names, w.Name)
+	}
+	return names
 }
 
 func runBench(o *BenchOptions) error {
@@ -45,4 +205,109 @@ func runBench(o *BenchOptions) error {
 		return usagef("gosh bench: --count must be at least 1")
 	}
 	return bench.Run(o.Stdout, bench.Options{Only: o.Only, Count: o.Count, SimDuration: o.Sim})
+}
+
+// typingLink turns the link flags into a profile.
+func typingLink(o *TypingOptions) (linkem.Profile, error) {
+	switch {
+	case o.Trace != "" && o.custom:
+		return linkem.Profile{}, usagef("gosh bench typing: --trace and --delay/--loss/--rate/--queue do not go together")
+	case o.Trace != "":
+		return traceProfile(o.Trace)
+	case o.custom:
+		var rate float64
+		if o.Rate != "" {
+			r, err := linkem.ParseRate(o.Rate)
+			if err != nil {
+				return linkem.Profile{}, usagef("gosh bench typing: --rate: %v", err)
+			}
+			rate = r
+		}
+		if o.Loss < 0 || o.Loss >= 1 || o.Delay < 0 || o.Jitter < 0 || o.Queue < 0 {
+			return linkem.Profile{}, usagef("gosh bench typing: --loss must be in [0, 1) and --delay, --jitter, --queue not negative")
+		}
+		p := linkem.Custom(o.Delay, o.Jitter, o.Loss, rate, o.Queue)
+		if err := p.Validate(); err != nil {
+			return linkem.Profile{}, usagef("gosh bench typing: %v", err)
+		}
+		return p, nil
+	}
+	p, err := linkem.LookupProfile(o.Link)
+	if err != nil {
+		return linkem.Profile{}, usagef("gosh bench typing: %v", err)
+	}
+	return p, nil
+}
+
+// typingWorkload finds the named workload or reads the file.
+func typingWorkload(name string) (*workload.Workload, error) {
+	if w, err := workload.Lookup(name); err == nil {
+		return w, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, usagef("gosh bench typing: --workload %q is neither a built-in workload (%s) nor a readable file", name, strings.Join(workloadNames(), ", "))
+	}
+	defer f.Close()
+	w, err := workload.Parse(f)
+	if err != nil {
+		return nil, usagef("gosh bench typing: %s: %v", name, err)
+	}
+	return w, nil
+}
+
+func runTyping(o *TypingOptions) error {
+	link, err := typingLink(o)
+	if err != nil {
+		return err
+	}
+	w, err := typingWorkload(o.Workload)
+	if err != nil {
+		return err
+	}
+	for _, t := range o.With {
+		if !contains(bench.Transports(), t) {
+			return usagef("gosh bench typing: unknown transport %q in --with: want some of %s", t, strings.Join(bench.Transports(), ","))
+		}
+	}
+	var with []string
+	if len(o.With) > 0 {
+		with = o.With
+	}
+	opts := bench.TypingOptions{Link: link, With: with, Workload: w, Seed: o.Seed, Progress: o.Stderr}
+	if o.Quick {
+		opts.MaxKeys = bench.QuickKeys
+	}
+	return bench.RunTypingReport(o.ctx, opts, bench.ReportFiles{Stdout: o.Stdout, SVG: o.SVG, JSON: o.JSON})
+}
+
+func runPaper(o *PaperOptions) error {
+	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Stdout: o.Stdout, Progress: o.Stderr})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// traceProfile is a link that replays a Mahimahi delivery trace both ways:
+// a built-in trace by name, or a file.
+func traceProfile(name string) (linkem.Profile, error) {
+	tr, err := linkem.LookupTrace(name)
+	if err != nil {
+		f, ferr := os.Open(name)
+		if ferr != nil {
+			return linkem.Profile{}, usagef("gosh bench typing: --trace %q is neither a built-in trace (%s) nor a readable file", name, strings.Join(linkem.TraceNames(), ", "))
+		}
+		defer f.Close()
+		if tr, err = linkem.ParseTrace(f); err != nil {
+			return linkem.Profile{}, usagef("gosh bench typing: %s: %v", name, err)
+		}
+	}
+	c := linkem.Config{Trace: tr}
+	return linkem.Profile{Name: "trace", Description: fmt.Sprintf("trace %s (%s average) each way", name, linkem.FormatRate(tr.Rate())), Up: c, Down: c}, nil
 }

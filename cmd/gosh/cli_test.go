@@ -287,3 +287,41 @@ func TestClientCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchTypingBadArgs: bad link, workload and transport flags give one
+// usage error each, before anything runs.
+func TestBenchTypingBadArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown link", []string{"--link", "carrier-pigeon"}, "carrier-pigeon"},
+		{"bad rate", []string{"--rate", "fast"}, "--rate"},
+		{"bad loss", []string{"--loss", "1.5"}, "--loss"},
+		{"trace and delay", []string{"--trace", "cellular", "--delay", "10ms"}, "do not go together"},
+		{"missing trace", []string{"--trace", "/nonexistent/trace"}, "neither a built-in trace"},
+		{"missing workload", []string{"--workload", "/nonexistent/keys.json"}, "neither a built-in workload"},
+		{"unknown transport", []string{"--with", "telnet"}, "unknown transport"},
+		{"stray argument", []string{"now"}, "unknown command or argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := newBenchCmd(func(*BenchOptions) error { t.Fatal("reached micro"); return nil })
+			for _, c := range cmd.Commands() {
+				c.SetFlagErrorFunc(flagError)
+			}
+			cmd.SetArgs(append([]string{"typing"}, tc.args...))
+			cmd.SetOut(new(bytes.Buffer))
+			cmd.SetErr(new(bytes.Buffer))
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("bench typing %q: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("bench typing %q: err is %T, want *usageError", tc.args, err)
+			}
+		})
+	}
+}

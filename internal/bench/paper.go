@@ -1,0 +1,296 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/bench/report"
+	"github.com/gosh-term/gosh/internal/bench/workload"
+	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// PaperOptions configure [Paper].
+type PaperOptions struct {
+	// Quick runs fewer keystrokes and fewer experiments (under 2 minutes).
+	Quick bool
+	// Seed makes the links' randomness repeatable.
+	Seed uint64
+	// Out is the directory the SVG figures are written to.
+	Out string
+	// Stdout receives the report, Progress a line per step.
+	Stdout, Progress io.Writer
+}
+
+// Keystrokes of the shell workload typed per experiment.
+const (
+	paperKeys      = 100
+	paperQuickKeys = 20
+)
+
+// experiment is one typing figure of the paper or of CS244's reproduction.
+type experiment struct {
+	name, link string
+	with       []string
+	quick      bool // part of a --quick run
+	// published are the figures the paper reports, by transport.
+	published map[string]string
+}
+
+// experiments: the Mosh paper (Winstein & Balakrishnan, USENIX ATC 2012),
+// section 4: keystroke response over Sprint's EV-DO network (Figure 2)
+// and with 50 % round-trip loss; and the Stanford CS244 reproduction's 3G
+// and Wi-Fi links.
+var experiments = []experiment{
+	{name: "EV-DO (paper, Figure 2)", link: "evdo", with: []string{TransportSSH, TransportGosh, TransportMosh}, quick: true,
+		published: map[string]string{
+			TransportSSH:  "median 503 ms",
+			TransportGosh: "Mosh: median < 5 ms, 70 % within 5 ms, 0.9 % wrong",
+			TransportMosh: "median < 5 ms, 70 % within 5 ms, 0.9 % wrong",
+		}},
+	{name: "50 % round-trip loss (paper)", link: "loss50", with: []string{TransportSSH, TransportGoshNoPredict, TransportGosh}, quick: true,
+		published: map[string]string{
+			TransportSSH:           "median 416 ms, mean 16.8 s",
+			TransportGoshNoPredict: "Mosh without prediction: median 222 ms, mean 329 ms",
+		}},
+	{name: "CS244 3G", link: "cs244-3g", with: []string{TransportSSH, TransportGosh, TransportMosh}},
+	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
+}
+
+// Paper runs the paper's experiments one after another and reports each
+// beside the published figures: the typing figures, then interrupting a
+// flood and roaming.
+func Paper(ctx context.Context, o PaperOptions) error {
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	out := o.Stdout
+	started := time.Now()
+	fmt.Fprintf(out, "gosh bench paper: machine %s, seed %d\n", Machine(), o.Seed)
+	w, err := workload.Lookup("shell")
+	if err != nil {
+		return err
+	}
+	keys := paperKeys
+	if o.Quick {
+		keys = paperQuickKeys
+	}
+	tb, why, err := newTypingBench(ctx, w, keys, progress)
+	if err != nil {
+		return err
+	}
+	if tb == nil {
+		return fmt.Errorf("bench: the shell workload cannot run: %s", why)
+	}
+	defer tb.close()
+	for i, e := range experiments {
+		if o.Quick && !e.quick {
+			continue
+		}
+		link, err := linkem.LookupProfile(e.link)
+		if err != nil {
+			return err
+		}
+		with := e.with
+		if o.Quick {
+			with = slicesWithout(with, TransportMosh)
+		}
+		results, err := tb.run(ctx, link, with, o.Seed+uint64(i)*100_000)
+		if err != nil {
+			return err
+		}
+		title := fmt.Sprintf("%s: %s, %d keystrokes of the shell workload", e.name, link.Description, len(tb.w.Keys))
+		fmt.Fprintln(out)
+		if err := writeResults(out, title, results); err != nil {
+			return err
+		}
+		for _, r := range results {
+			if p := e.published[r.Transport]; p != "" {
+				fmt.Fprintf(out, "  published, %s: %s\n", r.Transport, p)
+			}
+		}
+		svg := filepath.Join(o.Out, "paper-"+e.link+".svg")
+		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, title, seriesOf(rowsOf(results))) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  figure: %s\n", svg)
+	}
+	with := []string{TransportSSH, TransportGosh, TransportMosh}
+	if o.Quick {
+		with = []string{TransportSSH, TransportGosh}
+	}
+	if err := paperFlood(ctx, tb, with, o.Seed, out, progress); err != nil {
+		return err
+	}
+	if err := paperRoam(ctx, tb, with, o.Seed, out, progress); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
+	return nil
+}
+
+func slicesWithout(list []string, x string) []string {
+	var out []string
+	for _, s := range list {
+		if s != x {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Bounds of the flood and roaming experiments.
+const (
+	floodRun     = 2 * time.Second  // the flood runs this long before Ctrl-C
+	promptWait   = 60 * time.Second // the longest wait for the prompt
+	roamWait     = 10 * time.Second // the longest wait for output after a move
+	floodCommand = "seq 1 100000000\r"
+)
+
+// paperFlood: over CS244's 3G link, start a flood of output, press Ctrl-C
+// after floodRun, and time until the prompt is back (Mosh's "Control-C
+// works" claim: the client does not have to receive the flood's backlog).
+func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64, out, progress io.Writer) error {
+	link, err := linkem.LookupProfile("cs244-3g")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s)\n", strings.TrimSpace(floodCommand), floodRun, link.Name, link.Description)
+	fmt.Fprintf(out, "%-16s %s\n", "transport", "Ctrl-C to prompt")
+	for i, name := range with {
+		d, err := floodOnce(ctx, tb, name, link, seed+uint64(i)*7, progress)
+		switch {
+		case err != nil:
+			fmt.Fprintf(out, "%-16s %s\n", name, err)
+		case d < 0:
+			fmt.Fprintf(out, "%-16s not within %v\n", name, promptWait)
+		default:
+			fmt.Fprintf(out, "%-16s %.3f s\n", name, d.Seconds())
+		}
+	}
+	return nil
+}
+
+// floodOnce returns the time from Ctrl-C to the prompt (negative if it did
+// not come back), or why the transport could not run.
+func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
+	start, err := starterFor(name)
+	if err != nil {
+		return 0, fmt.Errorf("skipped: %v", err)
+	}
+	if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(progress, "flood/%s\n", name)
+	lv, err := start(ctx, tb.spec, link, seed)
+	if err != nil {
+		return 0, err
+	}
+	defer lv.close()
+	m := lv.screen()
+	if err := waitReady(m, &tb.w, readyTimeout, lv.typeKeys); err != nil {
+		return 0, err
+	}
+	if err := lv.typeKeys([]byte(floodCommand)); err != nil {
+		return 0, err
+	}
+	time.Sleep(floodRun)
+	t0 := time.Now()
+	if err := lv.typeKeys([]byte("\x03")); err != nil {
+		return 0, err
+	}
+	at := m.waitFor(promptWait, atPrompt)
+	if at.IsZero() {
+		return -1, nil
+	}
+	return at.Sub(t0), nil
+}
+
+// atPrompt reports whether the cursor is just after an empty prompt.
+func atPrompt(fb *vt.Framebuffer) bool {
+	x, y := fb.Cursor()
+	return x == 2 && strings.TrimRight(fb.Row(y).Text(), " ") == "$"
+}
+
+// paperRoam: over EV-DO, the client moves to a new address (the relay's
+// side facing the server is rebound, as a NAT rebinding or a move to
+// another network looks to the server); then a command is typed, and the
+// time from its Enter to its output is measured.
+func paperRoam(ctx context.Context, tb *typingBench, with []string, seed uint64, out, progress io.Writer) error {
+	link, err := linkem.LookupProfile("evdo")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nRoaming: the client moves to a new address, then runs a command, over %s (%s)\n", link.Name, link.Description)
+	fmt.Fprintf(out, "%-16s %s\n", "transport", "Enter to output after the move")
+	for i, name := range with {
+		d, err := roamOnce(ctx, tb, name, link, seed+uint64(i)*11, progress)
+		switch {
+		case err != nil:
+			fmt.Fprintf(out, "%-16s %s\n", name, err)
+		case d < 0:
+			fmt.Fprintf(out, "%-16s never (no output within %v: a TCP connection is bound to the old address)\n", name, roamWait)
+		default:
+			fmt.Fprintf(out, "%-16s %.3f s\n", name, d.Seconds())
+		}
+	}
+	return nil
+}
+
+// roamOnce returns the time from Enter to the command's output after a
+// move (negative if it never came), or why the transport could not run.
+func roamOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
+	start, err := starterFor(name)
+	if err != nil {
+		return 0, fmt.Errorf("skipped: %v", err)
+	}
+	if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(progress, "roaming/%s\n", name)
+	lv, err := start(ctx, tb.spec, link, seed)
+	if err != nil {
+		return 0, err
+	}
+	defer lv.close()
+	m := lv.screen()
+	if err := waitReady(m, &tb.w, readyTimeout, lv.typeKeys); err != nil {
+		return 0, err
+	}
+	showsLine := func(text string) func(*vt.Framebuffer) bool {
+		return func(fb *vt.Framebuffer) bool {
+			for y := range fb.Height() {
+				if strings.TrimRight(fb.Row(y).Text(), " ") == text {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if err := lv.typeKeys([]byte("echo before-move\r")); err != nil {
+		return 0, err
+	}
+	if m.waitFor(roamWait, showsLine("before-move")).IsZero() {
+		return 0, fmt.Errorf("no output before the move")
+	}
+	lv.roam()
+	time.Sleep(time.Second)
+	if err := lv.typeKeys([]byte("echo after-move")); err != nil {
+		return 0, err
+	}
+	time.Sleep(200 * time.Millisecond)
+	t0 := time.Now()
+	if err := lv.typeKeys([]byte("\r")); err != nil {
+		return 0, err
+	}
+	at := m.waitFor(roamWait, showsLine("after-move"))
+	if at.IsZero() {
+		return -1, nil
+	}
+	return at.Sub(t0), nil
+}

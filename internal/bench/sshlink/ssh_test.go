@@ -1,0 +1,228 @@
+//go:build unix
+
+package sshlink
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startSSH runs a server for argv on a fresh network with the given
+// one-way delay, and dials it with a cols×rows terminal. Everything is
+// closed when the test ends.
+func startSSH(t *testing.T, delay time.Duration, argv []string, cols, rows int) *Client {
+	t.Helper()
+	n := newTestNet(t, delay, 0, 1)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartServer(l, ServerConfig{
+		Argv: argv,
+		Env:  []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"},
+		Logf: t.Logf,
+	})
+	if err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := n.Dial(ctx, testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	c, err := Dial(conn, "xterm-256color", cols, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Time{})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// chunk is output read from the client, with the time it arrived.
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// readChunks reads c.Stdout on a goroutine until it fails, which Close
+// makes it do.
+func readChunks(t *testing.T, c *Client) <-chan chunk {
+	out := make(chan chunk, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		buf := make([]byte, 4096)
+		for {
+			n, err := c.Stdout.Read(buf)
+			if n > 0 {
+				out <- chunk{b: slices.Clone(buf[:n]), at: time.Now()}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		c.Close()
+		<-done
+	})
+	return out
+}
+
+// waitFor reads chunks until the output seen so far contains want, and
+// returns the arrival time of the chunk that completed it (now, if seen
+// already held it).
+func waitFor(t *testing.T, out <-chan chunk, seen *bytes.Buffer, want string) time.Time {
+	t.Helper()
+	if strings.Contains(seen.String(), want) {
+		return time.Now()
+	}
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case ch, ok := <-out:
+			if !ok {
+				t.Fatalf("output ended before %q; got %q", want, seen)
+			}
+			seen.Write(ch.b)
+			if strings.Contains(seen.String(), want) {
+				return ch.at
+			}
+		case <-timeout.C:
+			t.Fatalf("no %q after 10s; got %q", want, seen)
+		}
+	}
+}
+
+// TestTypingLatency types single keys, pausing between them, into a
+// program that echoes each byte, over a network with a 25 ms one-way
+// delay: each echo must take about one round trip.
+func TestTypingLatency(t *testing.T) {
+	checkLeaks(t)
+	const (
+		delay = 25 * time.Millisecond
+		rtt   = 2 * delay
+		slack = 30 * time.Millisecond
+		keys  = "abcdefghijklmnopqrst"
+	)
+	c := startSSH(t, delay, []string{"sh", "-c", "stty raw -echo; echo ready; exec cat"}, 80, 24)
+	out := readChunks(t, c)
+	var seen bytes.Buffer
+	waitFor(t, out, &seen, "ready\n")
+
+	var lat []time.Duration
+	for _, k := range keys {
+		seen.Reset()
+		sent := time.Now()
+		if _, err := c.Stdin.Write([]byte{byte(k)}); err != nil {
+			t.Fatal(err)
+		}
+		lat = append(lat, waitFor(t, out, &seen, string(k)).Sub(sent))
+		time.Sleep(10 * time.Millisecond) // a pause between keystrokes, not synchronisation
+	}
+	slices.Sort(lat)
+	median := lat[len(lat)/2]
+	t.Logf("echo latency over a %v RTT: min %v, median %v, max %v", rtt, lat[0], median, lat[len(lat)-1])
+	if lat[0] < rtt {
+		t.Errorf("fastest echo took %v, less than the %v round trip", lat[0], rtt)
+	}
+	if median > rtt+slack {
+		t.Errorf("median echo took %v, want at most %v", median, rtt+slack)
+	}
+}
+
+// TestTerminal checks that the program sees the terminal the client asked
+// for, its TERM, its resizes, and that its exit ends the session.
+func TestTerminal(t *testing.T) {
+	checkLeaks(t)
+	script := `echo "term=$TERM"; stty size; while read x; do [ "$x" = q ] && exit 3; stty size; done`
+	c := startSSH(t, time.Millisecond, []string{"sh", "-c", script}, 100, 30)
+	out := readChunks(t, c)
+	var seen bytes.Buffer
+	waitFor(t, out, &seen, "term=xterm-256color")
+	waitFor(t, out, &seen, "30 100")
+
+	if err := c.Resize(120, 40); err != nil {
+		t.Fatal(err)
+	}
+	// The resize and the typing travel separately inside the server, so
+	// type until the program reports the new size.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(seen.String(), "40 120") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no new size after 10s; got %q", seen.String())
+		}
+		c.Stdin.Write([]byte("\n"))
+		select {
+		case ch := <-out:
+			seen.Write(ch.b)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+
+	c.Stdin.Write([]byte("q\n"))
+	waited := make(chan error, 1)
+	go func() { waited <- c.Wait() }()
+	select {
+	case err := <-waited:
+		// The program exited with 3, but internal/pty does not report
+		// exit codes: the server says 0.
+		if err != nil {
+			t.Errorf("Wait: %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end 10s after the program exited")
+	}
+}
+
+// TestServerCloseEndsSessions checks that closing the server hangs up a
+// program that would otherwise run forever, and ends the client's output.
+func TestServerCloseEndsSessions(t *testing.T) {
+	checkLeaks(t)
+	n := newTestNet(t, time.Millisecond, 0, 1)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartServer(l, ServerConfig{Argv: []string{"cat"}, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := n.Dial(ctx, testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(conn, "dumb", 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out := readChunks(t, c)
+	var seen bytes.Buffer
+	c.Stdin.Write([]byte("hello"))
+	waitFor(t, out, &seen, "hello") // cat runs, its terminal echoes
+
+	closed := make(chan error, 1)
+	go func() { closed <- srv.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Server.Close did not return within 10s")
+	}
+	for range out { // ends once the client sees the connection go
+	}
+}

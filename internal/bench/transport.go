@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/predict"
+)
+
+// Transport names, as --with takes them.
+const (
+	TransportSSH           = "ssh"
+	TransportGosh          = "gosh"
+	TransportGoshNoPredict = "gosh-nopredict"
+	TransportMosh          = "mosh"
+)
+
+// Transports lists every transport a typing run can compare.
+func Transports() []string {
+	return []string{TransportSSH, TransportGosh, TransportGoshNoPredict, TransportMosh}
+}
+
+// remoteSpec is the program a run starts on the "server" side, and the
+// terminal it runs in.
+type remoteSpec struct {
+	Argv       []string
+	Env        []string
+	Dir        string
+	Cols, Rows int
+}
+
+// live is one transport carrying a session over an emulated link: what
+// is typed goes in through typeKeys, and the client's screen is the
+// mirror.
+type live interface {
+	typeKeys(b []byte) error
+	screen() *mirror
+	// wire returns the bytes that crossed the link so far, both ways
+	// (IP packets for ssh, UDP payloads for gosh and mosh).
+	wire() int64
+	// roam makes the client appear at a new address, as after a move to
+	// another network; it reports false if the transport cannot follow.
+	roam() bool
+	// note says how the transport runs, for the report ("" for nothing).
+	note() string
+	close()
+}
+
+// starter starts a transport over a link.
+type starter func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error)
+
+// starterFor returns how to start the named transport, or an error saying
+// why it cannot run here.
+func starterFor(name string) (starter, error) {
+	switch name {
+	case TransportSSH:
+		return startSSH, nil
+	case TransportGosh:
+		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+			return startGosh(ctx, spec, link, seed, true)
+		}, nil
+	case TransportGoshNoPredict:
+		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+			return startGosh(ctx, spec, link, seed, false)
+		}, nil
+	case TransportMosh:
+		for _, p := range []string{"mosh-server", "mosh-client"} {
+			if _, err := exec.LookPath(p); err != nil {
+				return nil, fmt.Errorf("%s is not installed (Debian: apt install mosh)", p)
+			}
+		}
+		return startMosh, nil
+	}
+	return nil, fmt.Errorf("unknown transport %q: want one of %s", name, strings.Join(Transports(), ", "))
+}
+
+// predictMode is the prediction gosh runs with: mosh's default.
+const predictMode = predict.Adaptive
+
+// closeWait bounds how long closing a transport waits for a clean
+// shutdown over a slow link before it tears everything down.
+const closeWait = 5 * time.Second

@@ -1,0 +1,358 @@
+//go:build unix
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/bench/sshlink"
+	"github.com/gosh-term/gosh/internal/connectline"
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/pty"
+	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/ssp"
+)
+
+var loopback = netip.MustParseAddr("127.0.0.1")
+
+// goshLive is gosh's real client and server loops in this process, with a
+// real shell in a pty behind the server and the link between their UDP
+// sockets (a loopback relay).
+type goshLive struct {
+	m       *mirror
+	input   chan []byte
+	relay   *linkem.UDPRelay
+	cancel  context.CancelFunc
+	srvDone chan error
+	cliDone chan error
+	cols    int
+	rows    int
+}
+
+func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, withPrediction bool) (live, error) {
+	key, err := gcrypto.NewKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	sconn, err := ssp.Listen(ssp.ListenConfig{Addr: loopback, Ports: netaddr.AnyPort})
+	if err != nil {
+		return nil, err
+	}
+	prog, err := pty.Start(pty.Spec{Command: spec.Argv, Env: spec.Env, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows})
+	if err != nil {
+		sconn.Close()
+		return nil, err
+	}
+	relay, err := linkem.NewUDPRelay(sconn.LocalAddr(), link, seed)
+	if err != nil {
+		prog.Close()
+		sconn.Close()
+		return nil, err
+	}
+	cconn, err := ssp.Dial(relay.Addr())
+	if err != nil {
+		relay.Close()
+		prog.Close()
+		sconn.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	g := &goshLive{m: newMirror(spec.Cols, spec.Rows, true), input: make(chan []byte, 64), relay: relay,
+		cancel: cancel, srvDone: make(chan error, 1), cliDone: make(chan error, 1), cols: spec.Cols, rows: spec.Rows}
+	go func() {
+		g.srvDone <- session.Serve(ctx, session.ServerConfig{Conn: sconn, Key: key, PTY: prog, Cols: spec.Cols, Rows: spec.Rows})
+	}()
+	var pred session.Predictor
+	if withPrediction {
+		pred = predict.NewEngine(predictMode, false)
+	}
+	go func() {
+		g.cliDone <- session.RunClient(ctx, session.ClientConfig{Server: relay.Addr(), Key: key, Conn: cconn,
+			Terminal: (*goshTerminal)(g), Predict: pred})
+	}()
+	return g, nil
+}
+
+func (g *goshLive) typeKeys(b []byte) error {
+	select {
+	case g.input <- b:
+		return nil
+	case err := <-g.cliDone:
+		g.cliDone <- err
+		return fmt.Errorf("the gosh client ended: %v", err)
+	}
+}
+
+func (g *goshLive) screen() *mirror { return g.m }
+func (g *goshLive) note() string    { return "" }
+func (g *goshLive) wire() int64     { return udpWire(g.relay.Stats()) }
+func (g *goshLive) roam() bool      { return g.relay.Rebind() == nil }
+
+func (g *goshLive) close() {
+	g.cancel()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	for _, c := range []chan error{g.cliDone, g.srvDone} {
+		select {
+		case <-c:
+		case <-t.C:
+		}
+	}
+	g.relay.Close()
+}
+
+// goshTerminal is the user's terminal as gosh's client loop sees it: the
+// mirror, a fixed size, and the typist's keys.
+type goshTerminal goshLive
+
+func (t *goshTerminal) Write(p []byte) (int, error) { return t.m.Write(p) }
+func (t *goshTerminal) Input() <-chan []byte        { return t.input }
+func (t *goshTerminal) Size() (int, int)            { return t.cols, t.rows }
+func (t *goshTerminal) MakeRaw() error              { return nil }
+func (t *goshTerminal) Restore() error              { return nil }
+func (t *goshTerminal) Suspend()                    {}
+
+// sshLive is SSH (x/crypto/ssh at both ends) over TCP in gVisor's
+// userspace stack, whose IP packets cross the link.
+type sshLive struct {
+	m      *mirror
+	n      *sshlink.Net
+	srv    *sshlink.Server
+	cl     *sshlink.Client
+	pipes  []*linkem.Pipe
+	copied chan struct{}
+	roamed atomic.Bool
+}
+
+func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+	s := &sshLive{m: newMirror(spec.Cols, spec.Rows, true), copied: make(chan struct{})}
+	// The connection is set up over the link without its loss: gVisor's
+	// TCP takes the time since the first SYN as its first round-trip
+	// sample when a handshake packet is lost (seconds of RTO that decay
+	// slowly), where Linux's would not. The paper measured established
+	// sessions; the loss starts once the shell is up.
+	var mu sync.Mutex
+	var full []linkem.Config
+	mk := func(cfg linkem.Config, seed uint64) func(func([]byte)) sshlink.Link {
+		return func(deliver func([]byte)) sshlink.Link {
+			clean := cfg
+			clean.Loss, clean.Burst, clean.Outages = 0, nil, nil
+			p := linkem.NewPipe(clean, seed, func(b []byte) {
+				if !s.roamed.Load() {
+					deliver(b)
+				}
+			})
+			mu.Lock()
+			s.pipes, full = append(s.pipes, p), append(full, cfg)
+			mu.Unlock()
+			return p
+		}
+	}
+	n, err := sshlink.NewNet(mk(link.Up, seed), mk(link.Down, seed+1))
+	if err != nil {
+		return nil, err
+	}
+	s.n = n
+	l, err := n.Listen(22)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	if s.srv, err = sshlink.StartServer(l, sshlink.ServerConfig{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir}); err != nil {
+		s.close()
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	conn, err := n.Dial(dctx, 22)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Now().Add(time.Minute))
+	if s.cl, err = sshlink.Dial(conn, "xterm-256color", spec.Cols, spec.Rows); err != nil {
+		s.close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	mu.Lock()
+	for i, p := range s.pipes {
+		p.SetConfig(full[i])
+	}
+	mu.Unlock()
+	go func() {
+		defer close(s.copied)
+		_, _ = io.Copy(s.m, s.cl.Stdout)
+	}()
+	return s, nil
+}
+
+func (s *sshLive) typeKeys(b []byte) error { _, err := s.cl.Stdin.Write(b); return err }
+func (s *sshLive) screen() *mirror         { return s.m }
+
+func (s *sshLive) note() string {
+	return "golang.org/x/crypto/ssh over TCP (gVisor netstack, " + s.n.CongestionControl() + " congestion control, SACK, no Nagle)"
+}
+
+func (s *sshLive) wire() int64 {
+	var n int64
+	for _, p := range s.pipes {
+		n += int64(p.Stats().OfferedBytes) // whole IP packets
+	}
+	return n
+}
+
+// roam: a TCP connection is bound to the client's old address, so after a
+// move nothing of it arrives any more (the packets go to, and come from,
+// an address that is gone). SSH cannot follow.
+func (s *sshLive) roam() bool {
+	s.roamed.Store(true)
+	return false
+}
+
+func (s *sshLive) close() {
+	if s.cl != nil {
+		s.cl.Close()
+	}
+	if s.srv != nil {
+		s.srv.Close()
+	}
+	if s.n != nil {
+		s.n.Close()
+	}
+	for _, p := range s.pipes {
+		p.Close()
+	}
+	if s.cl != nil {
+		select {
+		case <-s.copied:
+		case <-time.After(closeWait):
+		}
+	}
+}
+
+// moshLive is stock mosh-server and mosh-client, the client in a pty of
+// its own, with the link in a loopback relay between their UDP sockets.
+type moshLive struct {
+	m         *mirror
+	client    *pty.Program
+	relay     *linkem.UDPRelay
+	serverPID int
+	copied    chan struct{}
+}
+
+func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+	args := []string{"new", "-i", "127.0.0.1", "-c", "256", "-l", "LANG=C.UTF-8", "--"}
+	cmd := exec.CommandContext(ctx, "mosh-server", append(args, spec.Argv...)...)
+	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting mosh-server: %w", err)
+	}
+	var port uint16
+	var key gcrypto.Key
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if p, k, ok := connectline.Parse(sc.Text()); ok {
+			port, key = p, k
+		}
+	}
+	_ = cmd.Wait() // it forks the server and exits
+	pid := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if p, ok := connectline.ParseDetached(line); ok {
+			pid = p
+		}
+	}
+	if port == 0 || pid == 0 {
+		if pid != 0 {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+		return nil, fmt.Errorf("mosh-server printed no CONNECT line: %s", strings.TrimSpace(stderr.String()))
+	}
+	mo := &moshLive{m: newMirror(spec.Cols, spec.Rows, true), serverPID: pid, copied: make(chan struct{})}
+	if mo.relay, err = linkem.NewUDPRelay(netip.AddrPortFrom(loopback, port), link, seed); err != nil {
+		mo.close()
+		return nil, err
+	}
+	env := append(os.Environ()[:0:0], "TERM=xterm-256color", "LANG=C.UTF-8", "MOSH_KEY="+key.Base64(),
+		"MOSH_PREDICTION_DISPLAY=adaptive", "HOME="+spec.Dir, "PATH="+os.Getenv("PATH"))
+	a := mo.relay.Addr()
+	mo.client, err = pty.Start(pty.Spec{Command: []string{"mosh-client", a.Addr().String(), fmt.Sprint(a.Port())},
+		Env: env, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows})
+	if err != nil {
+		mo.close()
+		return nil, err
+	}
+	mo.m.reply = func(b []byte) { _, _ = mo.client.Write(b) }
+	go func() {
+		defer close(mo.copied)
+		_, _ = io.Copy(mo.m, mo.client)
+	}()
+	return mo, nil
+}
+
+func (mo *moshLive) typeKeys(b []byte) error {
+	_, err := mo.client.Write(b)
+	if errors.Is(err, os.ErrClosed) {
+		return errors.New("mosh-client ended")
+	}
+	return err
+}
+
+func (mo *moshLive) screen() *mirror { return mo.m }
+func (mo *moshLive) note() string    { return moshVersion() }
+func (mo *moshLive) wire() int64     { return udpWire(mo.relay.Stats()) }
+func (mo *moshLive) roam() bool      { return mo.relay.Rebind() == nil }
+
+func (mo *moshLive) close() {
+	if mo.client != nil {
+		mo.client.Close()
+		<-mo.copied
+	}
+	if mo.serverPID != 0 {
+		_ = syscall.Kill(mo.serverPID, syscall.SIGTERM)
+	}
+	if mo.relay != nil {
+		mo.relay.Close()
+	}
+}
+
+// udpHeaders is the IPv4 and UDP header bytes of a datagram.
+const udpHeaders = 28
+
+// udpWire is what a relay's datagrams took on the wire, both ways,
+// counted where they were sent: payload and IPv4 and UDP headers.
+func udpWire(s linkem.RelayStats) int64 {
+	return int64(s.Up.OfferedBytes + s.Down.OfferedBytes + udpHeaders*(s.Up.Offered+s.Down.Offered))
+}
+
+// moshVersion is mosh-server's version line.
+func moshVersion() string {
+	out, err := exec.Command("mosh-server", "--version").Output()
+	if err != nil {
+		return "stock mosh"
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return "stock " + strings.TrimSpace(line)
+}

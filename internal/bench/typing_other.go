@@ -1,0 +1,34 @@
+//go:build !unix
+
+package bench
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gosh-term/gosh/internal/bench/workload"
+	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// errNoPTY: the typing benchmarks run the shell of every transport's
+// server side in a Unix pseudo-terminal, which this system does not have.
+var errNoPTY = errors.New("bench: typing benchmarks need a Unix pseudo-terminal for the server side's shell; run them on Linux, macOS or a BSD")
+
+func recordReference(context.Context, remoteSpec, *workload.Workload) ([]*vt.Framebuffer, error) {
+	return nil, errNoPTY
+}
+
+func typeOver(context.Context, starter, remoteSpec, linkem.Profile, uint64, *workload.Workload, []*vt.Framebuffer, interface{ Write([]byte) (int, error) }) (TypingResult, error) {
+	return TypingResult{}, errNoPTY
+}
+
+func startSSH(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {
+	return nil, errNoPTY
+}
+func startMosh(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {
+	return nil, errNoPTY
+}
+func startGosh(context.Context, remoteSpec, linkem.Profile, uint64, bool) (live, error) {
+	return nil, errNoPTY
+}

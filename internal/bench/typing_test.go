@@ -1,0 +1,99 @@
+//go:build unix
+
+package bench
+
+import (
+	"context"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/bench/report"
+	"github.com/gosh-term/gosh/internal/bench/workload"
+	"github.com/gosh-term/gosh/internal/linkem"
+)
+
+// TestTypingQuick is "gosh bench typing --quick" over lan and over evdo
+// for gosh and ssh: the structure and the sanity of the figures, not the
+// speed. Every keystroke is accounted for and shown, the final screens
+// match the reference's, ssh's median is at least the link's round trip,
+// gosh shows some keystrokes at once over EV-DO, bytes crossed the link,
+// and the CDF is well-formed SVG with one curve per transport.
+func TestTypingQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("types for about a minute")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	w, err := workload.Lookup("shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	tb, why, err := newTypingBench(ctx, w, QuickKeys, &progress)
+	if err != nil || tb == nil {
+		t.Fatalf("preparing the shell workload: %v %s", err, why)
+	}
+	defer tb.close()
+	for _, name := range []string{"lan", "evdo"} {
+		link, err := linkem.LookupProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results, err := tb.run(ctx, link, []string{TransportGosh, TransportSSH}, 1)
+		if err != nil {
+			t.Fatalf("%s: %v\nprogress:\n%s", name, err, progress.String())
+		}
+		rtt := link.Up.Delay + link.Down.Delay
+		for _, r := range results {
+			s := r.Stats
+			t.Logf("%s/%s: %v, %.0f bytes/key", name, r.Transport, s, r.BytesPerKey())
+			if r.Skipped != "" || s.Keys != QuickKeys || len(r.Result.Latency) != QuickKeys || len(r.Result.Wrong) != QuickKeys {
+				t.Errorf("%s/%s: %d keystrokes measured (%d latencies), want %d; skipped %q", name, r.Transport, s.Keys, len(r.Result.Latency), QuickKeys, r.Skipped)
+			}
+			if s.NeverShown != 0 {
+				t.Errorf("%s/%s: %d keystrokes never shown", name, r.Transport, s.NeverShown)
+			}
+			if r.Mismatch != "" {
+				t.Errorf("%s/%s: %s", name, r.Transport, r.Mismatch)
+			}
+			if r.Wire <= 0 {
+				t.Errorf("%s/%s: no bytes crossed the link", name, r.Transport)
+			}
+			if r.Transport == TransportSSH && s.Median < rtt {
+				t.Errorf("%s/ssh: median %v below the round trip %v", name, s.Median, rtt)
+			}
+			if r.Transport == TransportGosh && name == "evdo" && s.Instant == 0 {
+				t.Errorf("evdo/gosh: no keystroke shown at once")
+			}
+		}
+		var svg strings.Builder
+		if err := report.WriteCDF(&svg, name, seriesOf(rowsOf(results))); err != nil {
+			t.Fatal(err)
+		}
+		if n := countPaths(t, svg.String()); n != len(results) {
+			t.Errorf("%s: the SVG has %d paths for %d transports", name, n, len(results))
+		}
+	}
+}
+
+// countPaths parses an SVG document and counts its path elements.
+func countPaths(t *testing.T, doc string) int {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(doc))
+	n := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "path" {
+			n++
+		}
+	}
+}

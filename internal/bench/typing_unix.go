@@ -1,0 +1,120 @@
+//go:build unix
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/bench/keylat"
+	"github.com/gosh-term/gosh/internal/bench/workload"
+	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/pty"
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// recordReference types the workload into the shell in a local pty, one
+// key at a time, waiting for the screen to settle after each, and returns
+// the screen after each key: what a session over any link must show,
+// keystroke by keystroke.
+func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload) ([]*vt.Framebuffer, error) {
+	prog, err := pty.Start(pty.Spec{Command: spec.Argv, Env: spec.Env, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows})
+	if err != nil {
+		return nil, err
+	}
+	m := newMirror(spec.Cols, spec.Rows, false)
+	m.reply = func(b []byte) { _, _ = prog.Write(b) }
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(m, prog)
+	}()
+	defer func() {
+		prog.Close()
+		<-copied
+	}()
+	typeKeys := func(b []byte) error { _, err := prog.Write(b); return err }
+	if err := waitReady(m, w, 10*time.Second, typeKeys); err != nil {
+		return nil, err
+	}
+	refs := make([]*vt.Framebuffer, len(w.Keys))
+	for i, k := range w.Keys {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, err := prog.Write([]byte(k.Key)); err != nil {
+			return nil, fmt.Errorf("typing key %d (%q): %w", i, k.Key, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+		m.quiet(settle(k.Key), 5*time.Second)
+		refs[i] = m.screen()
+	}
+	return refs, nil
+}
+
+// typeOver runs the workload through one transport: it waits for the
+// first screen, types each key after its gap, waits for the screen to
+// show the last key, and measures.
+func typeOver(ctx context.Context, start starter, spec remoteSpec, link linkem.Profile, seed uint64,
+	w *workload.Workload, refs []*vt.Framebuffer, progress io.Writer) (TypingResult, error) {
+	lv, err := start(ctx, spec, link, seed)
+	if err != nil {
+		return TypingResult{}, err
+	}
+	defer lv.close()
+	m := lv.screen()
+	if err := waitReady(m, w, readyTimeout, lv.typeKeys); err != nil {
+		return TypingResult{}, err
+	}
+	wire0 := lv.wire()
+	at := make([]time.Time, len(w.Keys))
+	next := time.Now()
+	lastReport := next
+	for i, k := range w.Keys {
+		next = next.Add(k.Gap)
+		select {
+		case <-time.After(time.Until(next)):
+		case <-ctx.Done():
+			return TypingResult{}, ctx.Err()
+		}
+		at[i] = time.Now()
+		if err := lv.typeKeys([]byte(k.Key)); err != nil {
+			return TypingResult{}, fmt.Errorf("typing key %d: %w", i, err)
+		}
+		if time.Since(lastReport) >= 10*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(progress, "  %d/%d keys\n", i+1, len(w.Keys))
+		}
+	}
+	final := refs[len(refs)-1]
+	m.waitFor(endTimeout, func(fb *vt.Framebuffer) bool { return keylat.SameLine(fb, final) })
+	m.quiet(300*time.Millisecond, 3*time.Second)
+	r := TypingResult{Result: keylat.Measure(at, refs, m.snapshots(at[0]), nil), Wire: lv.wire() - wire0, Note: lv.note()}
+	r.Stats = r.Result.Stats()
+	if got := m.screen(); !sameRows(got, final) {
+		r.Mismatch = fmt.Sprintf("the final screen differs from the reference's:\n%s\nreference:\n%s", rowsText(got), rowsText(final))
+	}
+	return r, nil
+}
+
+// sameRows reports whether a and b show the same text.
+func sameRows(a, b *vt.Framebuffer) bool { return slices.Equal(textRows(a), textRows(b)) }
+
+func textRows(fb *vt.Framebuffer) []string {
+	rows := make([]string, fb.Height())
+	for y := range rows {
+		rows[y] = fb.Row(y).Text()
+	}
+	return rows
+}
+
+func rowsText(fb *vt.Framebuffer) string {
+	var s string
+	for _, r := range textRows(fb) {
+		s += "| " + r + "\n"
+	}
+	return s
+}
