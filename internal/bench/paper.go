@@ -115,7 +115,8 @@ func Paper(ctx context.Context, o PaperOptions) error {
 			}
 		}
 		svg := filepath.Join(o.Out, "paper-"+e.link+".svg")
-		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, title, seriesOf(rowsOf(results))) }); err != nil {
+		short := fmt.Sprintf("%s, %d keystrokes", e.name, len(tb.w.Keys))
+		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, short, seriesOf(rowsOf(results))) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "  figure: %s\n", svg)
