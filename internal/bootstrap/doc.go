@@ -104,11 +104,26 @@
 // (directory mode 0700, binary 0755): the file is streamed to
 // ".gosh-upload.<pid>" in that directory, its SHA-256 is checked with
 // sha256sum, shasum -a 256, sha256 -q or openssl (whichever exists), then
-// it is renamed into place; on a mismatch it is removed. The first run of
-// the start script asks for the SHA-256 of this client's own binary, so a
-// remote of the same platform with it uploaded starts at once; otherwise
-// the client learns the platform (GOSH UPLOAD) and what is uploaded (GOSH
-// HAVE), uploads only if needed, and runs the script again.
+// it is renamed into place; on a mismatch it is removed.
+//
+// The upload travels as a gzip stream (about 40% of the binary: 46 s
+// instead of 117 s at 1 Mbps for the 14.6 MB linux/amd64 gosh) when the
+// remote's gzip decompresses a probe stream that the start script pipes
+// through "gzip -dc" (it then prints "GOSH GZIP"); the upload script runs
+// gzip -dc into the same temporary file, so the SHA-256 of the
+// uncompressed binary names and checks it as before, and a truncated or
+// corrupt stream (gzip fails) leaves nothing behind. Without a working
+// gzip the binary is sent as it is. The client compresses while it sends,
+// and keeps the stream in the binary cache (see below) as
+// gosh-<goos>-<goarch>.<sha256>.gz, one per platform, so that later
+// uploads of the same binary are not compressed again; a cached stream
+// whose upload fails is dropped.
+//
+// The first run of the start script asks for the SHA-256 of this client's
+// own binary, so a remote of the same platform with it uploaded starts at
+// once; otherwise the client learns the platform (GOSH UPLOAD), whether
+// gzip works there (GOSH GZIP) and what is uploaded (GOSH HAVE), uploads
+// only if needed, and runs the script again.
 //
 // The binary uploaded is [Config.RemoteBinary] if set; else, when the
 // remote's uname maps to this client's GOOS/GOARCH, the running binary

@@ -15,7 +15,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -92,17 +95,29 @@ type uploadFixture struct {
 	remoteHome string
 	fakeBin    string
 	gosh       string
+	// cache is the binary cache of the configs, shared by the fixtures
+	// of the test binary: the gzip stream of the test's gosh is made once
+	// (it takes seconds under the race detector). Tests of the cache
+	// itself use a cache of their own.
+	cache string
 }
 
 func newUploadFixture(t testing.TB) *uploadFixture {
+	return newUploadFixturePATH(t, "/usr/bin:/bin")
+}
+
+// newUploadFixturePATH is newUploadFixture with the remote PATH
+// fakeBin:path.
+func newUploadFixturePATH(t testing.TB, path string) *uploadFixture {
 	for _, p := range []string{"/usr/bin/gosh", "/bin/gosh"} {
 		if _, err := os.Stat(p); err == nil {
 			t.Fatalf("%s exists; the upload tests need a remote PATH without gosh", p)
 		}
 	}
 	f := &uploadFixture{h: newTestHome(t), remoteHome: t.TempDir(), fakeBin: t.TempDir(), gosh: buildGosh(t)}
+	f.cache = filepath.Join(filepath.Dir(f.gosh), "binary-cache")
 	f.s = startSSHD(t, sshdOptions{authorized: []string{f.h.key + ".pub"}, remoteHome: f.remoteHome,
-		path: f.fakeBin + ":/usr/bin:/bin"})
+		path: f.fakeBin + ":" + path})
 	f.h.trust(t, f.s)
 	return f
 }
@@ -122,7 +137,7 @@ func (f *uploadFixture) cfg(logs *syncBuffer, stderr *syncBuffer) Config {
 	cfg.ServerCommand = ""
 	cfg.Upload = UploadAuto
 	cfg.LocalBinary = f.gosh
-	cfg.BinaryCache = filepath.Join(f.h.dir, "empty-cache")
+	cfg.BinaryCache = f.cache
 	cfg.Stderr = stderr
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(logs, format+"\n", args...) }
 	return cfg
@@ -149,10 +164,16 @@ func runGosh(t *testing.T, cfg Config, logs *syncBuffer) (Result, string) {
 	return res, res.RemoteGosh
 }
 
+// TestRunSelfUpload: the first connect uploads gosh as a gzip stream,
+// compressed while it is sent and then cached; the remote decompresses
+// it (it receives far fewer bytes than the binary has, and installs the
+// binary). The second connect runs it without an upload.
 func TestRunSelfUpload(t *testing.T) {
 	f := newUploadFixture(t)
 	var logs, stderr syncBuffer
-	_, using := runGosh(t, f.cfg(&logs, &stderr), &logs)
+	cfg := f.cfg(&logs, &stderr)
+	cfg.BinaryCache = t.TempDir()
+	_, using := runGosh(t, cfg, &logs)
 	if !strings.Contains(stderr.String(), "uploading gosh "+buildinfo.Version) {
 		t.Errorf("stderr %q does not announce the upload", stderr.String())
 	}
@@ -160,6 +181,12 @@ func TestRunSelfUpload(t *testing.T) {
 		t.Errorf("the start script ran %q, want the uploaded %q", using, f.uploadedPath())
 	}
 	checkUploaded(t, f)
+	sent := checkSent(t, f, logs.String(), "gzip "+gzipFromCompressor)
+	sum, _ := fileSHA256(f.gosh)
+	cached, err := os.ReadFile(filepath.Join(cfg.BinaryCache, gzipCachePrefix(runtime.GOOS, runtime.GOARCH)+sum+".gz"))
+	if err != nil || int64(len(cached)) != sent || !wholeGzip(cached) {
+		t.Errorf("cached stream: %d bytes (%v), whole %v; want the %d bytes sent", len(cached), err, wholeGzip(cached), sent)
+	}
 	st1, err := os.Stat(f.uploadedPath())
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +244,106 @@ func checkUploaded(t *testing.T, f *uploadFixture) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(f.uploadedPath()), ".gosh-upload.*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left behind: %q", left)
+	}
+}
+
+// checkSent checks that the upload in logs was sent as how says
+// ("uncompressed" or "gzip <origin>"), all of the binary or, for a gzip
+// stream, at most 3/4 of it; it returns the bytes sent.
+func checkSent(t *testing.T, f *uploadFixture, logs, how string) int64 {
+	t.Helper()
+	st, err := os.Stat(f.gosh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs, ", "+how+")\n") {
+		t.Errorf("the upload was not sent %s; logs:\n%s", how, logs)
+	}
+	m := regexp.MustCompile(`bootstrap: uploaded \S+: sent (\d+) bytes in `).FindStringSubmatch(logs)
+	if m == nil {
+		t.Fatalf("no upload logged:\n%s", logs)
+	}
+	sent, _ := strconv.ParseInt(m[1], 10, 64)
+	if how == "uncompressed" && sent != st.Size() || how != "uncompressed" && sent > st.Size()*3/4 {
+		t.Errorf("sent %d bytes %s for a binary of %d", sent, how, st.Size())
+	}
+	return sent
+}
+
+// TestRunUploadWithoutGzip: a remote without a gzip, or with one that
+// cannot decompress the probe, gets the binary uncompressed.
+func TestRunUploadWithoutGzip(t *testing.T) {
+	noGzip := toolDir(t, "sh", "uname", "grep", "mkdir", "cat", "rm", "chmod", "mv", "sha256sum")
+	for _, tc := range []struct {
+		name string
+		f    func(t *testing.T) *uploadFixture
+	}{
+		{"no gzip on PATH", func(t *testing.T) *uploadFixture { return newUploadFixturePATH(t, noGzip) }},
+		{"gzip cannot decompress", func(t *testing.T) *uploadFixture {
+			f := newUploadFixture(t)
+			f.fake(t, "gzip", "exit 1\n")
+			return f
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f(t)
+			var logs, stderr syncBuffer
+			_, using := runGosh(t, f.cfg(&logs, &stderr), &logs)
+			if using != f.uploadedPath() {
+				t.Errorf("the start script ran %q, want the uploaded %q", using, f.uploadedPath())
+			}
+			checkUploaded(t, f)
+			checkSent(t, f, logs.String(), "uncompressed")
+		})
+	}
+}
+
+// TestRunUploadBadCachedStream: a cached gzip stream that is truncated,
+// corrupt or of another binary installs nothing on the remote, fails
+// with the reason, and is dropped from the cache.
+func TestRunUploadBadCachedStream(t *testing.T) {
+	f := newUploadFixture(t)
+	bin, err := os.ReadFile(f.gosh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := gzipBytes(t, bin[:64<<10])
+	corrupt := bytes.Clone(head)
+	corrupt[len(corrupt)/2] ^= 0x55
+	for _, tc := range []struct {
+		name    string
+		stream  []byte
+		wantErr string
+	}{
+		{"truncated", head[:len(head)/2], "receiving the upload failed (gzip: stdin: unexpected end of file); nothing was installed"},
+		{"corrupt", corrupt, "receiving the upload failed (gzip: stdin: "},
+		{"another binary", head, "SHA-256 check failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs, stderr syncBuffer
+			cfg := f.cfg(&logs, &stderr)
+			cfg.BinaryCache = t.TempDir()
+			cached := filepath.Join(cfg.BinaryCache, gzipCachePrefix(runtime.GOOS, runtime.GOARCH)+sha256Hex(bin)+".gz")
+			writeFile(t, cached, string(tc.stream))
+			_, err := Run(testContext(t), cfg)
+			var se *ServerError
+			if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), "bootstrap: uploading gosh to the remote failed (exit status 1): ") ||
+				!strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Run = %v, want an upload error saying %q", err, tc.wantErr)
+			}
+			if !strings.Contains(logs.String(), ", gzip "+cached+")") {
+				t.Errorf("the cached stream was not sent; logs:\n%s", logs.String())
+			}
+			if _, err := os.Stat(f.uploadedPath()); err == nil {
+				t.Errorf("a binary was installed from a bad stream")
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(f.uploadedPath()), ".gosh-upload.*")); len(left) > 0 {
+				t.Errorf("temporary files left behind: %q", left)
+			}
+			if _, err := os.Stat(cached); err == nil {
+				t.Errorf("the bad stream is still cached")
+			}
+		})
 	}
 }
 
@@ -311,10 +438,12 @@ func TestRunUploadOtherPlatform(t *testing.T) {
 	f := newUploadFixture(t)
 	f.fake(t, "uname", `case "$1" in -s) echo Linux;; -m) echo aarch64;; *) /bin/uname "$@";; esac`+"\n")
 
+	cache := filepath.Join(f.h.dir, "empty-cache")
 	t.Run("tampered archive", func(t *testing.T) {
 		url, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, true))
 		var logs, stderr syncBuffer
 		cfg := f.cfg(&logs, &stderr)
+		cfg.BinaryCache = cache
 		cfg.Release = ReleaseSource{URL: url}
 		_, err := Run(testContext(t), cfg)
 		var re *ReleaseError
@@ -336,6 +465,7 @@ func TestRunUploadOtherPlatform(t *testing.T) {
 		url, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, false))
 		logs, stderr := &syncBuffer{}, &syncBuffer{}
 		cfg := f.cfg(logs, stderr)
+		cfg.BinaryCache = cache
 		cfg.Release = ReleaseSource{URL: url}
 		runGosh(t, cfg, logs)
 		want := []string{"/checksums.txt", "/" + ArchiveName("linux", "arm64")}
@@ -396,6 +526,7 @@ func TestRunUploadFromDist(t *testing.T) {
 	url, _ := serveRelease(t, tampered)
 	var logs, stderr syncBuffer
 	cfg := f.cfg(&logs, &stderr)
+	cfg.BinaryCache = filepath.Join(f.h.dir, "empty-cache")
 	cfg.Release = ReleaseSource{URL: url}
 	var re *ReleaseError
 	if _, err := Run(testContext(t), cfg); !errors.As(err, &re) || !strings.Contains(err.Error(), "SHA-256") {

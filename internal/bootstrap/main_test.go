@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"compress/gzip"
 	"fmt"
 	"os"
 	"strings"
@@ -23,6 +24,16 @@ func TestMain(m *testing.M) {
 	// No test may download from the real release: a test that forgets to
 	// set Config.Release gets a refused connection on loopback.
 	os.Setenv(ReleaseURLEnv, "http://127.0.0.1:9/no-release")
+	// Uploads compress at the fastest level: the level changes nothing the
+	// tests check, and compress/flate is twentyfold slower under the race
+	// detector (TestUploadTime1Mbps sets the levels it measures).
+	uploadGzipLevel = gzip.BestSpeed
+	// Nor write to the user's binary cache (where uploads leave their gzip
+	// streams) when it leaves Config.BinaryCache empty.
+	if cache, err := os.MkdirTemp("", "gosh-test-cache-"); err == nil {
+		os.Setenv(BinaryCacheEnv, cache)
+		afterTests = append(afterTests, func() { os.RemoveAll(cache) })
+	}
 	code := m.Run()
 	for _, f := range afterTests {
 		f()

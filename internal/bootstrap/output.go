@@ -20,6 +20,7 @@ type startOutput struct {
 	unameS    string // from GOSH UPLOAD
 	unameM    string
 	needs     bool     // GOSH UPLOAD seen
+	gzip      bool     // GOSH GZIP seen: uploads may be gzip streams
 	have      []string // GOSH HAVE: SHA-256 of the binaries uploaded earlier
 	using     string   // GOSH USING: the remote gosh started
 	uploaded  string
@@ -57,6 +58,10 @@ func (o *startOutput) stdoutLine(line string) (forUser bool) {
 			o.needs, o.unameS, o.unameM = true, f[0], f[1]
 			return false
 		}
+	}
+	if line == gzipLine {
+		o.gzip = true
+		return false
 	}
 	if rest, ok := strings.CutPrefix(line, havePrefix); ok && isSHA256(rest) {
 		o.have = append(o.have, rest)

@@ -15,6 +15,7 @@ import (
 const (
 	needUploadPrefix = "GOSH UPLOAD " // GOSH UPLOAD <uname -s> <uname -m>
 	havePrefix       = "GOSH HAVE "   // GOSH HAVE <sha256>: an uploaded binary
+	gzipLine         = "GOSH GZIP"    // the remote's gzip -dc reads what compress/gzip writes
 	uploadedLine     = "GOSH UPLOADED"
 	usingPrefix      = "GOSH USING " // GOSH USING <the gosh that is started>
 )
@@ -102,8 +103,10 @@ func versionDirName() string {
 // picks a usable gosh: the one on PATH if it speaks this protocol (unless
 // upload=always), else the uploaded binary whose SHA-256 is want (the one
 // the client would upload; "" for none known); when there is none it
-// prints "GOSH UPLOAD <os> <machine>" and a "GOSH HAVE <sha256>" line for
-// each binary uploaded earlier, and exits 0 so the client can choose.
+// prints "GOSH UPLOAD <os> <machine>", "GOSH GZIP" if its gzip decompresses
+// the client's probe stream (see [gzipProbe]), and a "GOSH HAVE <sha256>"
+// line for each binary uploaded earlier, and exits 0 so the client can
+// choose.
 func startScript(serverCommand string, a ServerArgs, upload UploadMode, want string) string {
 	if serverCommand != DefaultServerCommand || upload == UploadNever {
 		return "exec sh -c " + shellQuote(reportSSHConnection+"exec "+serverCommandLine(serverCommand, a))
@@ -119,6 +122,7 @@ func startScript(serverCommand string, a ServerArgs, upload UploadMode, want str
 		s.WriteString(`if [ -z "$g" ] && [ -x "$d/` + want + `/gosh" ]; then g="$d/` + want + `/gosh"; fi; `)
 	}
 	s.WriteString(`if [ -z "$g" ]; then echo "` + needUploadPrefix + `$(uname -s) $(uname -m)"; ` +
+		`if [ "$(printf '` + gzipProbe() + `' | gzip -dc 2>/dev/null)" = ` + gzipProbeWord + ` ]; then echo "` + gzipLine + `"; fi; ` +
 		`for f in "$d"/*/gosh; do [ -x "$f" ] && h=${f%/gosh} && echo "` + havePrefix + `${h##*/}"; done; exit 0; fi; `)
 	s.WriteString(`echo "` + usingPrefix + `$g"; `)
 	s.WriteString(`exec "$g" ` + strings.TrimPrefix(serverCommandLine(serverCommand, a), "gosh "))
@@ -127,15 +131,30 @@ func startScript(serverCommand string, a ServerArgs, upload UploadMode, want str
 
 // uploadScript receives a binary on stdin into the upload directory, checks
 // its SHA-256 with whichever tool the remote has, and moves it into place
-// atomically. Nothing is left behind on failure.
-func uploadScript(sha256Hex string) string {
+// atomically. With gzipped, stdin is the binary's gzip stream, which gzip
+// -dc decompresses into the same temporary file. Nothing is left behind on
+// failure: not a truncated or corrupt stream (cat or gzip fails, or the
+// SHA-256 does not match), nor a binary other than sha256Hex. The SHA-256
+// tool reads the file on its stdin, so that its output holds the digest
+// and no file name (the path holds sha256Hex, and would match any digest).
+func uploadScript(sha256Hex string, gzipped bool) string {
+	receive := "cat"
+	if gzipped {
+		receive = "gzip -dc"
+	}
 	s := "umask 077; d=" + uploadDirExpr() + "/" + sha256Hex + `; t="$d/.gosh-upload.$$"; ` +
-		`mkdir -p "$d" && cat > "$t" || { rm -f "$t"; exit 1; }; ` +
-		`s=$( (sha256sum "$t" || shasum -a 256 "$t" || sha256 -q "$t" || openssl dgst -sha256 "$t") 2>/dev/null ); ` +
+		`mkdir -p "$d" || exit 1; e=$(` + receive + ` 2>&1 > "$t") || { r=$?; rm -f "$t"; set -f; set -- $e; e="$*"; ` +
+		`printf '` + receiveFailed + `\n' "${e:-exit status $r}" >&2; exit 1; }; ` +
+		`s=$( (sha256sum || shasum -a 256 || sha256 -q || openssl dgst -sha256) < "$t" 2>/dev/null ); ` +
 		`case "$s" in *` + sha256Hex + `*) chmod 755 "$t" && mv -f "$t" "$d/gosh" && echo ` + uploadedLine + ` "$d/gosh";; ` +
 		`*) rm -f "$t"; echo "SHA-256 check failed (got: ${s:-no sha256 tool})" >&2; exit 1;; esac`
 	return "exec sh -c " + shellQuote(s)
 }
+
+// receiveFailed is the upload script's printf format for a stream that
+// was not received whole; %s is what cat or gzip said (on one line), or
+// its exit status.
+const receiveFailed = "gosh: receiving the upload failed (%s); nothing was installed"
 
 // isSHA256 reports whether s is 64 lowercase hex digits (safe in a script).
 func isSHA256(s string) bool {

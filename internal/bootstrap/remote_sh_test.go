@@ -6,7 +6,12 @@
 package bootstrap
 
 import (
+	"bytes"
+	"cmp"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +38,7 @@ func TestStartScriptIsOneLine(t *testing.T) {
 	// The script goes through the user's login shell: one line, no '!'
 	// (csh history), and valid for sh.
 	for _, upload := range []UploadMode{UploadAuto, UploadNever, UploadAlways} {
-		for _, s := range []string{startScript(DefaultServerCommand, ServerArgs{Command: []string{"it's"}}, upload, strings.Repeat("ab", 32)), uploadScript("ab12")} {
+		for _, s := range []string{startScript(DefaultServerCommand, ServerArgs{Command: []string{"it's"}}, upload, strings.Repeat("ab", 32)), uploadScript("ab12", false), uploadScript("ab12", true)} {
 			if strings.ContainsAny(s, "\n!") {
 				t.Errorf("script has a newline or '!': %s", s)
 			}
@@ -42,4 +47,171 @@ func TestStartScriptIsOneLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestUploadScript feeds the upload script streams whole, truncated and
+// corrupt, raw and gzip, through the local /bin/sh: only a whole stream of
+// the right binary installs it, and nothing at all is left behind
+// otherwise.
+func TestUploadScript(t *testing.T) {
+	bin := fakeBinary(256 << 10)
+	gz := gzipBytes(t, bin)
+	corrupt := bytes.Clone(gz)
+	corrupt[len(corrupt)/2] ^= 0x55
+	tests := []struct {
+		name    string
+		gzipped bool
+		stdin   []byte
+		wantErr string // the last line of stderr has it; "" for an install
+	}{
+		{"raw", false, bin, ""},
+		{"gzip", true, gz, ""},
+		{"raw truncated", false, bin[:len(bin)/2], "SHA-256 check failed"},
+		{"raw empty", false, nil, "SHA-256 check failed"},
+		{"gzip truncated", true, gz[:len(gz)/2], "receiving the upload failed (gzip: "},
+		{"gzip without its trailer", true, gz[:len(gz)-8], "receiving the upload failed (gzip: "},
+		{"gzip corrupt", true, corrupt, "receiving the upload failed (gzip: "},
+		{"gzip empty", true, nil, "receiving the upload failed (gzip: "},
+		{"not gzip", true, bin, "receiving the upload failed (gzip: "},
+		{"gzip of another binary", true, gzipBytes(t, []byte("not gosh")), "SHA-256 check failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkUploadScript(t, os.Getenv("PATH"), bin, tc.gzipped, tc.stdin, tc.wantErr)
+		})
+	}
+}
+
+// TestUploadScriptHashTools: each SHA-256 tool the script may find checks
+// the file's content (and not, say, its path, which holds the SHA-256).
+func TestUploadScriptHashTools(t *testing.T) {
+	bin := fakeBinary(64 << 10)
+	base := []string{"sh", "mkdir", "cat", "rm", "chmod", "mv"}
+	for _, tool := range []string{"sha256sum", "shasum", "openssl", ""} {
+		t.Run(cmp.Or(tool, "none"), func(t *testing.T) {
+			tools := base
+			if tool != "" {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("no %s here", tool)
+				}
+				tools = append(slices.Clip(base), tool)
+			}
+			path := toolDir(t, tools...)
+			if tool == "" {
+				checkUploadScript(t, path, bin, false, bin, "SHA-256 check failed (got: no sha256 tool)")
+				return
+			}
+			checkUploadScript(t, path, bin, false, bin, "")
+			checkUploadScript(t, path, bin, false, bin[:len(bin)-1], "SHA-256 check failed")
+		})
+	}
+}
+
+// checkUploadScript runs the upload script of bin through the local
+// /bin/sh with PATH path and stdin, and checks that it installs bin when
+// wantErr is "", else fails with wantErr on the last line of its stderr;
+// and that it leaves no temporary file behind.
+func checkUploadScript(t *testing.T, path string, bin []byte, gzipped bool, stdin []byte, wantErr string) {
+	t.Helper()
+	home := t.TempDir()
+	sum := sha256Hex(bin)
+	cmd := exec.Command("/bin/sh", "-c", uploadScript(sum, gzipped))
+	cmd.Env = []string{"HOME=" + home, "PATH=" + path}
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	dir := filepath.Join(home, ".local", "share", "gosh", sum)
+	installed := filepath.Join(dir, "gosh")
+	if left, _ := filepath.Glob(filepath.Join(dir, ".gosh-upload.*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %q", left)
+	}
+	if wantErr == "" {
+		got, rerr := os.ReadFile(installed)
+		if err != nil || rerr != nil || !bytes.Equal(got, bin) || stdout.String() != uploadedLine+" "+installed+"\n" {
+			t.Errorf("upload script: %v, stdout %q, stderr %q, installed %d bytes (%v); want %d bytes installed",
+				err, stdout.String(), stderr.String(), len(got), rerr, len(bin))
+		}
+		return
+	}
+	if _, serr := os.Stat(installed); serr == nil {
+		t.Errorf("a binary was installed from a bad stream")
+	}
+	msg := lastLine(stderr.String())
+	if err == nil || !strings.Contains(msg, wantErr) || stdout.Len() != 0 {
+		t.Errorf("upload script: %v, stdout %q, last line of stderr %q; want a failure saying %q", err, stdout.String(), msg, wantErr)
+	}
+	if strings.Contains(wantErr, "receiving") && !strings.HasSuffix(msg, "nothing was installed") {
+		t.Errorf("stderr %q does not say that nothing was installed", msg)
+	}
+}
+
+// TestGzipProbe: the start script's probe stream is only octal escapes
+// (safe in the script's printf and in any login shell's quotes) and
+// decompresses to the probe word with the local gzip. The start script
+// reports GOSH GZIP with a gzip on PATH and not without one.
+func TestGzipProbe(t *testing.T) {
+	p := gzipProbe()
+	if !regexp.MustCompile(`^(\\[0-3][0-7][0-7])+$`).MatchString(p) {
+		t.Fatalf("gzipProbe() = %q, want octal escapes only", p)
+	}
+	out, err := exec.Command("/bin/sh", "-c", "printf '"+p+"' | gzip -dc").Output()
+	if err != nil || string(out) != gzipProbeWord {
+		t.Errorf("the probe decompresses to %q (%v), want %q", out, err, gzipProbeWord)
+	}
+	script := startScript(DefaultServerCommand, ServerArgs{}, UploadAlways, "")
+	for _, tc := range []struct {
+		name string
+		path string
+		want bool
+	}{
+		{"gzip on PATH", os.Getenv("PATH"), true},
+		{"no gzip", toolDir(t, "sh", "uname"), false},
+		{"gzip that cannot decompress", fakeTool(t, toolDir(t, "sh", "uname"), "gzip", "exit 1"), false},
+	} {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + tc.path}
+		out, err := cmd.CombinedOutput()
+		lines := strings.Split(string(out), "\n")
+		if err != nil || !strings.HasPrefix(lines[0], needUploadPrefix) || slices.Contains(lines, gzipLine) != tc.want {
+			t.Errorf("%s: start script: %v, output %q; want GOSH UPLOAD and GOSH GZIP %v, nothing else", tc.name, err, out, tc.want)
+		}
+		if len(lines) != 2+btoi(tc.want) {
+			t.Errorf("%s: output %q has more lines than expected", tc.name, out)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toolDir returns a directory of links to the named programs of PATH: a
+// PATH with nothing else.
+func toolDir(t testing.TB, tools ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fakeTool writes an executable shell script named name into dir, and
+// returns dir.
+func fakeTool(t testing.TB, dir, name, script string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/buildinfo"
 )
@@ -50,10 +53,7 @@ func binaryFor(ctx context.Context, cfg *Config, goos, goarch string) (string, e
 		}
 		looked = append(looked, local)
 	}
-	cache := cfg.BinaryCache
-	if cache == "" {
-		cache = DefaultBinaryCache()
-	}
+	cache := cfg.binaryCache()
 	if cache == "" {
 		return "", &NoBinaryError{GOOS: goos, GOARCH: goarch, Looked: looked}
 	}
@@ -68,6 +68,14 @@ func binaryFor(ctx context.Context, cfg *Config, goos, goarch string) (string, e
 	cfg.logf("bootstrap: fetching gosh for %s/%s from %s", goos, goarch, src)
 	fmt.Fprintf(cfg.stderr(), "gosh: downloading gosh %s for %s/%s from %s\n", releaseVersion(), goos, goarch, src)
 	return FetchRelease(ctx, src, goos, goarch, cache)
+}
+
+// binaryCache is [Config.BinaryCache], else [DefaultBinaryCache].
+func (c *Config) binaryCache() string {
+	if c.BinaryCache != "" {
+		return c.BinaryCache
+	}
+	return DefaultBinaryCache()
 }
 
 func isFile(p string) bool {
@@ -100,8 +108,8 @@ func localBinary(cfg *Config) string {
 
 // ensureUploaded finds the binary for the remote's platform (out's GOSH
 // UPLOAD line) and uploads it unless the remote has it already (a GOSH
-// HAVE line). It returns its SHA-256 and the path of an upload ("" if
-// none was needed).
+// HAVE line), as a gzip stream if the remote can take one (GOSH GZIP). It
+// returns its SHA-256 and the path of an upload ("" if none was needed).
 func ensureUploaded(ctx context.Context, rr *remoteRun, cfg *Config, out *startOutput) (sum, uploaded string, err error) {
 	goos, goarch, ok := platform(out.unameS, out.unameM)
 	if !ok {
@@ -117,28 +125,108 @@ func ensureUploaded(ctx context.Context, rr *remoteRun, cfg *Config, out *startO
 	if slices.Contains(out.have, sum) {
 		return sum, "", nil
 	}
-	uploaded, err = upload(ctx, rr, cfg, path, sum, goos, goarch)
+	uploaded, err = upload(ctx, rr, cfg, path, sum, goos, goarch, out.gzip)
 	return sum, uploaded, err
 }
 
 // upload copies the binary at path into the upload directory over a new
-// session of rr's connection, and returns the remote path. The remote
-// checks the SHA-256 before moving it into place.
-func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, goarch string) (string, error) {
-	f, err := os.Open(path)
+// session of rr's connection, as a gzip stream with gz, and returns the
+// remote path. The remote checks the SHA-256 before moving it into place.
+func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, goarch string, gz bool) (string, error) {
+	src, err := openUpload(cfg, path, sum, goos, goarch, gz)
 	if err != nil {
 		return "", fmt.Errorf("bootstrap: %w", err)
 	}
-	defer f.Close()
-	cfg.logf("bootstrap: uploading %s (%s/%s, gosh %s, sha256 %s)", path, goos, goarch, buildinfo.Version, sum)
+	defer src.Close()
+	cfg.logf("bootstrap: uploading %s (%s/%s, gosh %s, sha256 %s, %s)", path, goos, goarch, buildinfo.Version, sum, src.describe())
 	fmt.Fprintf(cfg.stderr(), "gosh: no usable gosh on the remote; uploading gosh %s for %s/%s\n", buildinfo.Version, goos, goarch)
-	command := uploadScript(sum)
-	out, err := rr.run(ctx, command, f)
+	command := uploadScript(sum, gz)
+	sent := &countingReader{r: src}
+	start := time.Now()
+	out, err := rr.run(ctx, command, sent)
+	srcErr := src.Close()
 	if err != nil || out.uploaded == "" {
-		se := serverError(command, out, err)
-		return "", fmt.Errorf("bootstrap: uploading gosh to the remote failed: %w", se)
+		src.forget()
+		if srcErr != nil {
+			return "", fmt.Errorf("bootstrap: uploading %s: %w", path, srcErr)
+		}
+		return "", &uploadError{serverError(command, out, err)}
 	}
+	cfg.logf("bootstrap: uploaded %s: sent %d bytes in %v", out.uploaded, sent.n.Load(), time.Since(start).Round(time.Millisecond))
 	return out.uploaded, nil
+}
+
+// uploadError is an upload the remote did not complete.
+type uploadError struct{ se *ServerError }
+
+func (e *uploadError) Error() string {
+	status := "no exit status"
+	if e.se.ExitStatus >= 0 {
+		status = fmt.Sprintf("exit status %d", e.se.ExitStatus)
+	}
+	msg := lastLine(e.se.Stderr)
+	if msg == "" {
+		msg = "no output"
+		if e.se.Err != nil && !errors.Is(e.se.Err, ErrNoConnectLine) {
+			msg = e.se.Err.Error()
+		}
+	}
+	return fmt.Sprintf("bootstrap: uploading gosh to the remote failed (%s): %s", status, msg)
+}
+
+// Unwrap returns the *ServerError with the upload script's output.
+func (e *uploadError) Unwrap() error { return e.se }
+
+// uploadStream is what an upload sends on the remote's standard input.
+type uploadStream interface {
+	io.Reader
+	// Close ends the stream; it returns an error of the stream's own
+	// (not one of the remote's), if any.
+	Close() error
+	// forget drops a cached copy the stream came from (after a failed
+	// upload).
+	forget()
+	describe() string // for the debug log
+}
+
+// openUpload opens the binary at path, or its gzip stream with gz.
+func openUpload(cfg *Config, path, sum, goos, goarch string, gz bool) (uploadStream, error) {
+	if gz {
+		g, err := openGzip(path, sum, cfg.binaryCache(), goos, goarch)
+		if err != nil {
+			return nil, err
+		}
+		return g, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return rawUpload{f}, nil
+}
+
+// rawUpload sends the binary as it is.
+type rawUpload struct{ *os.File }
+
+func (r rawUpload) Close() error {
+	r.File.Close() // read only: nothing to report
+	return nil
+}
+
+func (rawUpload) forget()          {}
+func (rawUpload) describe() string { return "uncompressed" }
+
+// countingReader counts the bytes read through it. (The SSH session reads
+// it from a goroutine that may outlive a failed command.)
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 func fileSHA256(path string) (string, error) {
