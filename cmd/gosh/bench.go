@@ -11,6 +11,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bench"
 	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +41,9 @@ type TypingOptions struct {
 	Workload  string
 	Seed      uint64
 	Quick     bool
+	Keys      int
 	SVG, JSON string
+	Pacing    ssp.Pacing
 
 	ctx            context.Context
 	custom         bool // a link flag was given
@@ -164,8 +167,10 @@ Progress goes to stderr, results to stdout.`,
 	f.StringVar(&o.Workload, "workload", "shell", "workload name or JSON file")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
 	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("type only the first %d keystrokes", bench.QuickKeys))
+	f.IntVar(&o.Keys, "keys", 0, "type only the first N keystrokes (0: all)")
 	f.StringVar(&o.SVG, "svg", "", "write the response-time CDF to this SVG file")
 	f.StringVar(&o.JSON, "json", "", "write the results to this JSON file")
+	f.Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path) or mosh (Mosh's exact timing)")
 	return cmd
 }
 
@@ -274,9 +279,16 @@ func runTyping(o *TypingOptions) error {
 	if len(o.With) > 0 {
 		with = o.With
 	}
-	opts := bench.TypingOptions{Link: link, With: with, Workload: w, Seed: o.Seed, Progress: o.Stderr}
-	if o.Quick {
+	opts := bench.TypingOptions{Link: link, With: with, Workload: w, Seed: o.Seed, Pacing: o.Pacing, Progress: o.Stderr}
+	switch {
+	case o.Keys < 0:
+		return usagef("gosh bench typing: --keys must not be negative")
+	case o.Quick && o.Keys > 0:
+		return usagef("gosh bench typing: --quick and --keys do not go together")
+	case o.Quick:
 		opts.MaxKeys = bench.QuickKeys
+	default:
+		opts.MaxKeys = o.Keys
 	}
 	return bench.RunTypingReport(o.ctx, opts, bench.ReportFiles{Stdout: o.Stdout, SVG: o.SVG, JSON: o.JSON})
 }

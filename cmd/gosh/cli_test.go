@@ -13,6 +13,7 @@ import (
 	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/ssp"
 )
 
 // parseConnect runs "gosh connect" with args and returns the options its
@@ -64,6 +65,8 @@ func TestConnectFlags(t *testing.T) {
 			ConnectOptions{Destination: "h", Family: netaddr.IPv6, Ports: netaddr.Ports(60001, 60010), Server: "gosh server", BindServer: "ssh"}},
 		{"verbose", []string{"-vv", "h"},
 			ConnectOptions{Destination: "h", Verbose: 2, Server: "gosh server", BindServer: "ssh"}},
+		{"mosh's pacing", []string{"--pacing=mosh", "h"},
+			ConnectOptions{Destination: "h", Pacing: ssp.PacingMosh, Server: "gosh server", BindServer: "ssh"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +117,7 @@ func TestConnectBadArgs(t *testing.T) {
 		{"direct port 0", []string{"--direct", "127.0.0.1", "0"}, "bad UDP port"},
 		{"bad predict", []string{"--predict=sometimes", "h"}, "unknown prediction mode"},
 		{"bad upload", []string{"--upload=sometimes", "h"}, "bad upload mode"},
+		{"bad pacing", []string{"--pacing=fast", "h"}, "unknown pacing"},
 		{"a and n", []string{"-a", "-n", "h"}, "cannot be combined"},
 		{"4 and 6", []string{"-4", "-6", "h"}, "cannot be combined"},
 		{"bad port range", []string{"-p", "9:8", "h"}, "greater than high port"},
@@ -166,6 +170,7 @@ func TestServerFlags(t *testing.T) {
 		{"command", []string{"new", "-v", "--", "tmux", "attach", "-d"},
 			ServerOptions{Options: daemon.Options{Verbose: 1, Command: []string{"tmux", "attach", "-d"}}}},
 		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
+		{"pacing", []string{"new", "--pacing", "mosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingMosh}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,6 +201,7 @@ func TestServerBadArgs(t *testing.T) {
 		{"bad address", []string{"new", "-i", "localhost"}, "bad local address"},
 		{"s and i", []string{"new", "-s", "-i", "::1"}, "cannot be combined"},
 		{"stray argument", []string{"new", "x"}, "unexpected argument"},
+		{"bad pacing", []string{"new", "--pacing=fast"}, "unknown pacing"},
 		{"unknown flag", []string{"new", "-Z"}, "unknown shorthand flag"},
 	}
 	for _, tc := range tests {

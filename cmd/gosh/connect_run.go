@@ -81,6 +81,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		EscapeKey:     escape,
 		EscapeKeySet:  escapeSet,
 		TitleNoPrefix: noPrefix,
+		Pacing:        o.Pacing,
 		Logf:          logf,
 	})
 }
@@ -118,6 +119,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 		Locale:  bootstrap.LocaleFromEnv(),
 		Verbose: o.Verbose,
 		Command: o.Command,
+		Pacing:  o.Pacing,
 	}, stdin, o.Stderr)
 	if err != nil {
 		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: starting the local server: %w", err)
@@ -137,6 +139,7 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 			Bind:    o.BindServer,
 			Verbose: max(o.Verbose-1, 0),
 			Command: o.Command,
+			Pacing:  serverPacing(o),
 		},
 		SSHCommand:     o.SSH,
 		NoSSHPTY:       o.NoSSHPTY,
@@ -179,4 +182,14 @@ func terminalColors() int {
 		return 256
 	}
 	return max(loadTermInfo().Colors, 0)
+}
+
+// serverPacing is the --pacing to pass to the server: a gosh server takes
+// the client's, a stock mosh-server (or any other --server) has no such
+// option and keeps its own timing.
+func serverPacing(o *ConnectOptions) ssp.Pacing {
+	if o.Server != bootstrap.DefaultServerCommand {
+		return ssp.PacingGosh
+	}
+	return o.Pacing
 }

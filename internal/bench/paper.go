@@ -180,7 +180,7 @@ func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64
 // floodOnce returns the time from Ctrl-C to the prompt (negative if it did
 // not come back), or why the transport could not run.
 func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
-	start, err := starterFor(name)
+	start, err := starterFor(name, tb.pacing)
 	if err != nil {
 		return 0, fmt.Errorf("skipped: %v", err)
 	}
@@ -246,7 +246,7 @@ func paperRoam(ctx context.Context, tb *typingBench, with []string, seed uint64,
 // roamOnce returns the time from Enter to the command's output after a
 // move (negative if it never came), or why the transport could not run.
 func roamOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
-	start, err := starterFor(name)
+	start, err := starterFor(name, tb.pacing)
 	if err != nil {
 		return 0, fmt.Errorf("skipped: %v", err)
 	}

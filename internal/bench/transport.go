@@ -9,6 +9,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/ssp"
 )
 
 // Transport names, as --with takes them.
@@ -17,11 +18,12 @@ const (
 	TransportGosh          = "gosh"
 	TransportGoshNoPredict = "gosh-nopredict"
 	TransportMosh          = "mosh"
+	TransportMoshNoPredict = "mosh-nopredict"
 )
 
 // Transports lists every transport a typing run can compare.
 func Transports() []string {
-	return []string{TransportSSH, TransportGosh, TransportGoshNoPredict, TransportMosh}
+	return []string{TransportSSH, TransportGosh, TransportGoshNoPredict, TransportMosh, TransportMoshNoPredict}
 }
 
 // remoteSpec is the program a run starts on the "server" side, and the
@@ -55,25 +57,31 @@ type starter func(ctx context.Context, spec remoteSpec, link linkem.Profile, see
 
 // starterFor returns how to start the named transport, or an error saying
 // why it cannot run here.
-func starterFor(name string) (starter, error) {
+func starterFor(name string, pacing ssp.Pacing) (starter, error) {
 	switch name {
 	case TransportSSH:
 		return startSSH, nil
 	case TransportGosh:
 		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
-			return startGosh(ctx, spec, link, seed, true)
+			return startGosh(ctx, spec, link, seed, true, pacing)
 		}, nil
 	case TransportGoshNoPredict:
 		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
-			return startGosh(ctx, spec, link, seed, false)
+			return startGosh(ctx, spec, link, seed, false, pacing)
 		}, nil
-	case TransportMosh:
+	case TransportMosh, TransportMoshNoPredict:
 		for _, p := range []string{"mosh-server", "mosh-client"} {
 			if _, err := exec.LookPath(p); err != nil {
 				return nil, fmt.Errorf("%s is not installed (Debian: apt install mosh)", p)
 			}
 		}
-		return startMosh, nil
+		display := "adaptive"
+		if name == TransportMoshNoPredict {
+			display = "never"
+		}
+		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+			return startMosh(ctx, spec, link, seed, display)
+		}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q: want one of %s", name, strings.Join(Transports(), ", "))
 }

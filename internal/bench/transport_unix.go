@@ -44,7 +44,7 @@ type goshLive struct {
 	rows    int
 }
 
-func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, withPrediction bool) (live, error) {
+func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, withPrediction bool, pacing ssp.Pacing) (live, error) {
 	key, err := gcrypto.NewKey(nil)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 	g := &goshLive{m: newMirror(spec.Cols, spec.Rows, true), input: make(chan []byte, 64), relay: relay,
 		cancel: cancel, srvDone: make(chan error, 1), cliDone: make(chan error, 1), cols: spec.Cols, rows: spec.Rows}
 	go func() {
-		g.srvDone <- session.Serve(ctx, session.ServerConfig{Conn: sconn, Key: key, PTY: prog, Cols: spec.Cols, Rows: spec.Rows})
+		g.srvDone <- session.Serve(ctx, session.ServerConfig{Conn: sconn, Key: key, PTY: prog, Cols: spec.Cols, Rows: spec.Rows, Pacing: pacing})
 	}()
 	var pred session.Predictor
 	if withPrediction {
@@ -83,7 +83,7 @@ func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 	}
 	go func() {
 		g.cliDone <- session.RunClient(ctx, session.ClientConfig{Server: relay.Addr(), Key: key, Conn: cconn,
-			Terminal: (*goshTerminal)(g), Predict: pred})
+			Terminal: (*goshTerminal)(g), Predict: pred, Pacing: pacing})
 	}()
 	return g, nil
 }
@@ -256,7 +256,7 @@ type moshLive struct {
 	copied    chan struct{}
 }
 
-func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, predictionDisplay string) (live, error) {
 	args := []string{"new", "-i", "127.0.0.1", "-c", "256", "-l", "LANG=C.UTF-8", "--"}
 	cmd := exec.CommandContext(ctx, "mosh-server", append(args, spec.Argv...)...)
 	cmd.Env, cmd.Dir = spec.Env, spec.Dir
@@ -296,7 +296,7 @@ func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 		return nil, err
 	}
 	env := append(os.Environ()[:0:0], "TERM=xterm-256color", "LANG=C.UTF-8", "MOSH_KEY="+key.Base64(),
-		"MOSH_PREDICTION_DISPLAY=adaptive", "HOME="+spec.Dir, "PATH="+os.Getenv("PATH"))
+		"MOSH_PREDICTION_DISPLAY="+predictionDisplay, "HOME="+spec.Dir, "PATH="+os.Getenv("PATH"))
 	a := mo.relay.Addr()
 	mo.client, err = pty.Start(pty.Spec{Command: []string{"mosh-client", a.Addr().String(), fmt.Sprint(a.Port())},
 		Env: env, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows})

@@ -14,6 +14,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bench/keylat"
 	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -39,6 +40,8 @@ type TypingOptions struct {
 	MaxKeys int
 	// Seed makes the link's randomness repeatable.
 	Seed uint64
+	// Pacing is the gosh transports' pacing (ssp.Pacing).
+	Pacing ssp.Pacing
 	// Progress receives a line per step; nil discards them.
 	Progress io.Writer
 }
@@ -76,7 +79,7 @@ func (r TypingResult) BytesPerKey() float64 {
 // DefaultTransports are the transports compared when none are named.
 func DefaultTransports() []string {
 	with := []string{TransportSSH, TransportGosh, TransportGoshNoPredict}
-	if _, err := starterFor(TransportMosh); err == nil {
+	if _, err := starterFor(TransportMosh, 0); err == nil {
 		with = append(with, TransportMosh)
 	}
 	return with
@@ -98,6 +101,7 @@ func Typing(ctx context.Context, o TypingOptions) ([]TypingResult, error) {
 		return skippedAll(with, o.Workload.Name, o.Link.Name, skipped), err
 	}
 	defer tb.close()
+	tb.pacing = o.Pacing
 	return tb.run(ctx, o.Link, with, o.Seed)
 }
 
@@ -120,6 +124,7 @@ type typingBench struct {
 	base     string
 	spec     remoteSpec
 	refs     []*vt.Framebuffer
+	pacing   ssp.Pacing
 	progress io.Writer
 }
 
@@ -167,7 +172,7 @@ func (tb *typingBench) close() { os.RemoveAll(tb.base) }
 func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []string, seed uint64) ([]TypingResult, error) {
 	var results []TypingResult
 	for i, name := range with {
-		start, err := starterFor(name)
+		start, err := starterFor(name, tb.pacing)
 		if err != nil {
 			fmt.Fprintf(tb.progress, "%s/%s/%s: skipped: %v\n", link.Name, tb.w.Name, name, err)
 			results = append(results, TypingResult{Transport: name, Workload: tb.w.Name, Link: link.Name, Skipped: err.Error()})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -26,9 +27,9 @@ func typeOver(context.Context, starter, remoteSpec, linkem.Profile, uint64, *wor
 func startSSH(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {
 	return nil, errNoPTY
 }
-func startMosh(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {
+func startMosh(context.Context, remoteSpec, linkem.Profile, uint64, string) (live, error) {
 	return nil, errNoPTY
 }
-func startGosh(context.Context, remoteSpec, linkem.Profile, uint64, bool) (live, error) {
+func startGosh(context.Context, remoteSpec, linkem.Profile, uint64, bool, ssp.Pacing) (live, error) {
 	return nil, errNoPTY
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/ssp"
+
 	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
@@ -91,6 +93,9 @@ type ServerArgs struct {
 	Verbose int
 	// Command runs instead of the login shell (after "--").
 	Command []string
+	// Pacing, unless gosh's (the zero value), is passed as --pacing: only
+	// a gosh server takes it.
+	Pacing ssp.Pacing
 }
 
 // Result is what the session client needs: where to send UDP and the key.

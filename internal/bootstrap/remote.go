@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gosh-term/gosh/internal/ssp"
+
 	"github.com/gosh-term/gosh/internal/buildinfo"
 )
 
@@ -51,6 +53,9 @@ func serverArgv(a ServerArgs) []string {
 	}
 	if a.Ports.IsSet() {
 		argv = append(argv, "-p", a.Ports.String())
+	}
+	if a.Pacing != ssp.PacingGosh {
+		argv = append(argv, "--pacing="+a.Pacing.String())
 	}
 	if len(a.Command) > 0 {
 		argv = append(argv, "--")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/ssp"
 )
 
 // Options is what "gosh server new" was asked to do: mosh-server's
@@ -29,6 +30,8 @@ type Options struct {
 	Verbose int
 	// Command replaces the login shell when non-empty.
 	Command []string
+	// Pacing is when screen updates are sent (--pacing; ssp.Pacing).
+	Pacing ssp.Pacing
 }
 
 // Started is what [Start] reports: the daemon's UDP port, the session key

@@ -80,7 +80,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 	}
 	return session.ServerConfig{
 		Conn: conn, Key: key, PTY: prog, Cols: cols, Rows: rows, MOTD: cfg.MOTD,
-		NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Logf: logf,
+		NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Pacing: cfg.Options.Pacing, Logf: logf,
 	}, nil
 }
 

@@ -55,6 +55,9 @@ type ClientConfig struct {
 	// EscapeKey and EscapeKeySet are MOSH_ESCAPE_KEY and whether it is set.
 	EscapeKey    string
 	EscapeKeySet bool
+	// Pacing is when keystrokes are sent (ssp.Pacing; the zero value is
+	// gosh's: at once on an idle path).
+	Pacing ssp.Pacing
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -156,6 +159,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		Key:       cfg.Key,
 		Remote:    cfg.Server,
 		LocalCaps: uint64(goshCaps),
+		Pacing:    cfg.Pacing,
 		Logf:      logf,
 	}, vt.NewUserStream(), vt.NewComplete(c.cols, c.rows), c.start)
 	if err != nil {

@@ -49,6 +49,9 @@ type ServerConfig struct {
 	// only if the client has been silent that long
 	// (MOSH_SERVER_SIGNAL_TMOUT); otherwise the signal always ends it.
 	SignalTimeout time.Duration
+	// Pacing is when screen updates are sent (ssp.Pacing; the zero value
+	// is gosh's: at once on an idle path).
+	Pacing ssp.Pacing
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -83,6 +86,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 		Server:      true,
 		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
 		LocalCaps:   uint64(goshCaps),
+		Pacing:      cfg.Pacing,
 		Logf:        logf,
 	}, term, vt.NewUserStream(), now)
 	if err != nil {

@@ -16,17 +16,20 @@ import "time"
 // All times are the caller's `now`; a zero time.Time means "never".
 // A sender is not safe for concurrent use.
 type sender[S State[S]] struct {
-	current  S
-	sent     []sentState[S] // never empty; ascending numbers
-	assumed  int            // index into sent
-	rtt      *RTT
-	minDelay time.Duration
-	policy   float64 // probability of diffing from the known state
-	rand     *randSource
+	current   S
+	sent      []sentState[S] // never empty; ascending numbers
+	assumed   int            // index into sent
+	rtt       *RTT
+	minDelay  time.Duration
+	pacing    Pacing
+	idleDelay time.Duration // PacingGosh's collection delay on an idle path
+	policy    float64       // probability of diffing from the known state
+	rand      *randSource
 
 	nextAck       time.Time // never zero
 	nextSend      time.Time
 	mindelayClock time.Time // first unsent change, if any
+	lastData      time.Time // the last frame with a non-empty diff
 
 	ackNum         uint64 // newest peer state received
 	lastAckSent    uint64 // AckNum of the last instruction
@@ -43,6 +46,7 @@ type sender[S State[S]] struct {
 type sentState[S any] struct {
 	at    time.Time // when it was (last) sent
 	num   uint64
+	size  int // the diff's bytes when it was (last) sent
 	state S
 }
 
@@ -50,16 +54,18 @@ type sentState[S any] struct {
 // copied) and whose state 0 is a clone of it. rtt supplies the RTO and
 // frame interval; minDelay is SEND_MINDELAY; policy is the probability of
 // diffing from the known receiver state (see [Config]).
-func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, policy float64, rs *randSource) *sender[S] {
+func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, pacing Pacing, idleDelay time.Duration, policy float64, rs *randSource) *sender[S] {
 	return &sender[S]{
-		current:  initial,
-		sent:     []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
-		rtt:      rtt,
-		minDelay: minDelay,
-		policy:   policy,
-		rand:     rs,
-		nextAck:  now, // the first opportunity sends
-		nextSend: now,
+		current:   initial,
+		sent:      []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
+		rtt:       rtt,
+		minDelay:  minDelay,
+		pacing:    pacing,
+		idleDelay: idleDelay,
+		policy:    policy,
+		rand:      rs,
+		nextAck:   now, // the first opportunity sends
+		nextSend:  now,
 	}
 }
 
@@ -129,7 +135,11 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 		if s.mindelayClock.IsZero() {
 			s.mindelayClock = now
 		}
-		s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+		if s.pacing == PacingGosh && s.pathIdle(now) && !s.deferrable() {
+			s.nextSend = s.mindelayClock.Add(s.idleDelay)
+		} else {
+			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+		}
 	case heard && !s.current.Equal(s.sent[s.assumed].state):
 		s.nextSend = last.at.Add(interval)
 		if !s.mindelayClock.IsZero() {
@@ -196,12 +206,14 @@ func (s *sender[S]) sendData(now time.Time, diff []byte) Instruction {
 	}
 	oldNum := s.sent[s.assumed].num
 	if newNum == last.num {
-		last.at = now
+		last.at, last.size = now, len(diff)
 	} else {
 		s.addSent(now, newNum)
+		s.sent[len(s.sent)-1].size = len(diff)
 	}
 	in := s.instruction(oldNum, newNum, diff)
 	s.assumed = len(s.sent) - 1
+	s.lastData = now
 	s.nextAck, s.nextSend = now.Add(AckInterval), time.Time{}
 	return in
 }

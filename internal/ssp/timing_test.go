@@ -1,6 +1,7 @@
 package ssp_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -42,61 +43,126 @@ func sendsAfter(log []sent, toSrv bool, t time.Time) []sent {
 
 var lan = linkModel{delay: 15 * time.Millisecond} // 30 ms RTT, no loss
 
-// TestTimingFirstFrame: a change of the server's state goes out
-// ServerSendMinDelay (8 ms) later when the frame interval has passed,
-// and a client's change ClientSendMinDelay (1 ms) later.
+// TestTimingFirstFrame: with Mosh's pacing, a change of the server's
+// state goes out ServerSendMinDelay (8 ms) later when the frame interval
+// has passed, and a client's change ClientSendMinDelay (1 ms) later; with
+// gosh's, on an idle path, IdleSendDelayServer (1 ms) and
+// IdleSendDelayClient (at once).
 func TestTimingFirstFrame(t *testing.T) {
-	s := newSim(t, 1, lan, lan, ssp.Config{})
-	log := recordSends(t, s)
-	s.run(5 * time.Second)
-	for _, tc := range []struct {
-		name  string
-		tr    *ssp.Transport[*logState, *logState]
-		toSrv bool
-		want  time.Duration
+	for _, pc := range []struct {
+		pacing         ssp.Pacing
+		server, client time.Duration
 	}{
-		{"server", s.server, false, ssp.ServerSendMinDelay},
-		{"client", s.client, true, ssp.ClientSendMinDelay},
+		{ssp.PacingMosh, ssp.ServerSendMinDelay, ssp.ClientSendMinDelay},
+		{ssp.PacingGosh, ssp.IdleSendDelayServer, ssp.IdleSendDelayClient},
 	} {
-		s.run(700 * time.Millisecond)
-		change := s.now
-		tc.tr.Current().Append([]byte("x"))
-		s.run(500 * time.Millisecond)
-		after := sendsAfter(*log, tc.toSrv, change)
-		if len(after) == 0 || len(after[0].in.Diff) == 0 {
-			t.Fatalf("%s: no frame after the change: %+v", tc.name, after)
-		}
-		if got := after[0].at.Sub(change); got != tc.want {
-			t.Errorf("%s: first frame %v after the change, want %v", tc.name, got, tc.want)
+		s := newSim(t, 1, lan, lan, ssp.Config{Pacing: pc.pacing})
+		log := recordSends(t, s)
+		s.run(5 * time.Second)
+		for _, tc := range []struct {
+			name  string
+			tr    *ssp.Transport[*logState, *logState]
+			toSrv bool
+			want  time.Duration
+		}{
+			{"server", s.server, false, pc.server},
+			{"client", s.client, true, pc.client},
+		} {
+			s.run(700 * time.Millisecond)
+			change := s.now
+			tc.tr.Current().Append([]byte("x"))
+			s.run(500 * time.Millisecond)
+			after := sendsAfter(*log, tc.toSrv, change)
+			if len(after) == 0 || len(after[0].in.Diff) == 0 {
+				t.Fatalf("%v %s: no frame after the change: %+v", pc.pacing, tc.name, after)
+			}
+			if got := after[0].at.Sub(change); got != tc.want {
+				t.Errorf("%v %s: first frame %v after the change, want %v", pc.pacing, tc.name, got, tc.want)
+			}
 		}
 	}
 }
 
 // TestTimingFrameRate: with the server's state changing every
-// millisecond, its frames are at least one send interval apart, and come
-// at about that rate.
+// millisecond (a flood), the states in between are skipped. With Mosh's
+// pacing its frames are at least one send interval apart and come at about
+// that rate. With gosh's, a frame finds the path idle only if no data frame
+// went out in the last SendIntervalMin and few bytes are in flight, so
+// frames are at least SendIntervalMin apart, at least as many as Mosh's,
+// and on a long path only a few more.
 func TestTimingFrameRate(t *testing.T) {
 	for _, delay := range []time.Duration{5 * time.Millisecond, 40 * time.Millisecond, 200 * time.Millisecond} {
-		m := linkModel{delay: delay}
-		s := newSim(t, 2, m, m, ssp.Config{})
-		log := recordSends(t, s)
-		s.run(5 * time.Second) // settle the RTT
-		start := s.now
-		for range 2000 {
-			s.server.Current().Append([]byte("o"))
-			s.run(time.Millisecond)
+		var moshFrames int
+		for _, pacing := range []ssp.Pacing{ssp.PacingMosh, ssp.PacingGosh} {
+			m := linkModel{delay: delay}
+			s := newSim(t, 2, m, m, ssp.Config{Pacing: pacing})
+			log := recordSends(t, s)
+			s.run(5 * time.Second) // settle the RTT
+			start := s.now
+			for range 2000 {
+				s.server.Current().Append([]byte("o"))
+				s.run(time.Millisecond)
+			}
+			frames := sendsAfter(*log, false, start)
+			for i := 1; i < len(frames); i++ {
+				gap := frames[i].at.Sub(frames[i-1].at)
+				if pacing == ssp.PacingMosh && gap < frames[i].interval || gap < ssp.SendIntervalMin {
+					t.Fatalf("%v, delay %v: frames %d and %d %v apart, send interval %v", pacing, delay, i-1, i, gap, frames[i].interval)
+				}
+			}
+			interval := s.server.SendInterval()
+			switch pacing {
+			case ssp.PacingMosh:
+				moshFrames = len(frames)
+				if want := int(2*time.Second/interval) * 9 / 10; len(frames) < want {
+					t.Errorf("mosh, delay %v: %d frames in 2 s at interval %v, want at least %d", delay, len(frames), interval, want)
+				}
+			case ssp.PacingGosh:
+				if len(frames) < moshFrames*9/10 || len(frames) > 2*moshFrames+ssp.PaceIdleFrames {
+					t.Errorf("gosh, delay %v: %d frames in 2 s, Mosh's pacing %d", delay, len(frames), moshFrames)
+				}
+			}
+			t.Logf("%v, one-way delay %v: SRTT %v, send interval %v, %d frames in 2 s", pacing, delay, s.server.SRTT(), interval, len(frames))
 		}
-		frames := sendsAfter(*log, false, start)
-		for i := 1; i < len(frames); i++ {
-			if gap := frames[i].at.Sub(frames[i-1].at); gap < frames[i].interval {
-				t.Fatalf("delay %v: frames %v apart, send interval %v", delay, gap, frames[i].interval)
+	}
+}
+
+// TestTimingTypist: a typist's keystrokes 150 ms apart over a 500 ms round
+// trip. With gosh's pacing every keystroke leaves at once and its echo as
+// soon as it arrives (1 ms later); with Mosh's, both wait for their frame
+// intervals. Keys typed 5 ms apart share frames under both.
+func TestTimingTypist(t *testing.T) {
+	m := linkModel{delay: 250 * time.Millisecond}
+	for _, pacing := range []ssp.Pacing{ssp.PacingGosh, ssp.PacingMosh} {
+		s := newSim(t, 6, m, m, ssp.Config{Pacing: pacing})
+		log := recordSends(t, s)
+		s.run(10 * time.Second) // settle the RTT
+		var waits []time.Duration
+		for range 20 {
+			s.client.Current().Append([]byte("k"))
+			typed := s.now
+			s.run(150 * time.Millisecond)
+			if after := sendsAfter(*log, true, typed); len(after) > 0 {
+				waits = append(waits, after[0].at.Sub(typed))
 			}
 		}
-		interval := s.server.SendInterval()
-		if want := int(2*time.Second/interval) * 9 / 10; len(frames) < want {
-			t.Errorf("delay %v: %d frames in 2 s at interval %v, want at least %d", delay, len(frames), interval, want)
+		worst := slices.Max(waits)
+		switch {
+		case pacing == ssp.PacingGosh && worst != 0:
+			t.Errorf("gosh: a keystroke waited %v to leave, want none (waits %v)", worst, waits)
+		case pacing == ssp.PacingMosh && worst < 50*time.Millisecond:
+			t.Errorf("mosh: keystrokes waited at most %v, want Mosh's frame interval (waits %v)", worst, waits)
 		}
-		t.Logf("one-way delay %v: SRTT %v, send interval %v, %d frames in 2 s", delay, s.server.SRTT(), interval, len(frames))
+		s.run(2 * time.Second)
+		burst := s.now
+		for range 10 { // a burst: 10 keys 5 ms apart
+			s.client.Current().Append([]byte("b"))
+			s.run(5 * time.Millisecond)
+		}
+		s.run(time.Second)
+		if n := len(sendsAfter(*log, true, burst)); n > 6 {
+			t.Errorf("%v: a burst of 10 keys 5 ms apart took %d datagrams, want them to share", pacing, n)
+		}
 	}
 }
 

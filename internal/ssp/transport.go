@@ -38,6 +38,12 @@ type Config struct {
 	// ServerSendMinDelay or ClientSendMinDelay.
 	SendMinDelay time.Duration
 
+	// Pacing is when changed states are sent: PacingGosh (the zero value)
+	// at once on an idle path, PacingMosh with Mosh's exact timing (see
+	// [Pacing]). SendMinDelay is PacingMosh's collection delay, and
+	// PacingGosh's on a busy path.
+	Pacing Pacing
+
 	// KnownStateProbability is the reference-state policy: the
 	// probability that a frame is diffed from the known (acknowledged)
 	// receiver state instead of the assumed one. Zero is Mosh's rule
@@ -127,7 +133,11 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	if cfg.Server {
 		t.link.dir = gcrypto.ToClient
 	}
-	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.KnownStateProbability, t.rand)
+	idle := time.Duration(IdleSendDelayClient)
+	if cfg.Server {
+		idle = IdleSendDelayServer
+	}
+	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, idle, cfg.KnownStateProbability, t.rand)
 	t.receiver = newReceiver(remote, now)
 	return t, nil
 }

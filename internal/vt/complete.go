@@ -69,6 +69,14 @@ func (c *Complete) Equal(o *Complete) bool {
 		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
+// Deferrable reports whether c differs from o in nothing but the echo
+// ack: a change worth no frame of its own, which may wait for the next
+// frame interval (ssp's Deferrable, for gosh's pacing).
+func (c *Complete) Deferrable(o *Complete) bool {
+	return c.echoAck != o.echoAck &&
+		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
+}
+
 // Diff returns the HostMessage that turns from into c: an echo ack if it
 // changed, a resize if the size changed, then the display differ's output
 // as host bytes. It is empty if there is nothing to send.

@@ -174,3 +174,31 @@ func TestCompleteCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleteDeferrable: a change of the echo ack alone may wait for the
+// next frame; a change of the screen, with or without one, may not; and no
+// change is not a deferrable one.
+func TestCompleteDeferrable(t *testing.T) {
+	sent := vt.NewComplete(80, 24)
+	sent.Feed([]byte("abc"), nil)
+	ack := sent.Clone()
+	ack.SetEchoAck(7)
+	screen := sent.Clone()
+	screen.Feed([]byte("d"), nil)
+	both := ack.Clone()
+	both.Feed([]byte("d"), nil)
+	for _, tc := range []struct {
+		name string
+		c    *vt.Complete
+		want bool
+	}{
+		{"no change", sent.Clone(), false},
+		{"echo ack only", ack, true},
+		{"screen only", screen, false},
+		{"screen and echo ack", both, false},
+	} {
+		if got := tc.c.Deferrable(sent); got != tc.want {
+			t.Errorf("%s: Deferrable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package session_test
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/ssp"
+)
+
+// TestPacingEcho: the real loops over a 20 ms round trip, without
+// prediction. With gosh's pacing a keystroke's echo is on the screen one
+// round trip and the server's 1 ms collection delay after it is typed;
+// with Mosh's (--pacing=mosh) the server's 8 ms SEND_MINDELAY comes on top.
+func TestPacingEcho(t *testing.T) {
+	for _, tc := range []struct {
+		pacing   ssp.Pacing
+		min, max time.Duration
+	}{
+		{ssp.PacingGosh, rigRTT, rigRTT + ssp.IdleSendDelayServer + time.Millisecond},
+		{ssp.PacingMosh, rigRTT + ssp.ServerSendMinDelay, rigRTT + ssp.ServerSendMinDelay + ssp.ClientSendMinDelay + time.Millisecond},
+	} {
+		t.Run(tc.pacing.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.startServer(session.ServerConfig{Pacing: tc.pacing})
+				r.startClient(session.ClientConfig{Pacing: tc.pacing})
+				r.waitScreen(ready, 2*time.Second)
+				for i, key := range []string{"q", "w", "e"} {
+					time.Sleep(time.Second) // an idle path
+					typed := time.Now()
+					r.term.Type(key)
+					want := prompt + "qwe"[:i+1]
+					for !r.term.Contains(want) {
+						if time.Since(typed) > time.Second {
+							t.Fatalf("%q not echoed within 1 s", key)
+						}
+						time.Sleep(100 * time.Microsecond)
+					}
+					if d := time.Since(typed); d < tc.min || d > tc.max {
+						t.Errorf("%q echoed %v after it was typed, want within [%v, %v]", key, d, tc.min, tc.max)
+					}
+				}
+			})
+		})
+	}
+}
