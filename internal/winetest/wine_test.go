@@ -324,18 +324,29 @@ func (w *wine) run(t *testing.T, dir, exe string, args ...string) ([]byte, error
 		t.Fatal(err)
 	}
 	go io.Copy(io.Discard, master) // the console's painting; never let it block
-	var out bytes.Buffer
+	// The output goes to a file, not a pipe: Wine processes the program
+	// starts (a wineserver it had to restart, winedevice services) inherit
+	// it and outlive the program, and would hold a pipe open past its exit.
+	out, err := os.CreateTemp(t.TempDir(), "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	cmd := exec.CommandContext(ctx, w.loader, append([]string{exe}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = w.env
 	cmd.Stdin = slave
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	cmd.Stdout = out
+	cmd.Stderr = out
 	cmd.WaitDelay = 10 * time.Second
 	err = cmd.Run()
 	slave.Close()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("timed out after %v: %w", packageTimeout, err)
 	}
-	return out.Bytes(), err
+	b, rerr := os.ReadFile(out.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return b, err
 }
