@@ -52,9 +52,10 @@ type TypingOptions struct {
 
 // PaperOptions is what "gosh bench paper" was asked to do.
 type PaperOptions struct {
-	Quick bool
-	Seed  uint64
-	Out   string
+	Quick  bool
+	Seed   uint64
+	Out    string
+	Pacing ssp.Pacing
 
 	ctx            context.Context
 	Stdout, Stderr io.Writer
@@ -170,7 +171,7 @@ Progress goes to stderr, results to stdout.`,
 	f.IntVar(&o.Keys, "keys", 0, "type only the first N keystrokes (0: all)")
 	f.StringVar(&o.SVG, "svg", "", "write the response-time CDF to this SVG file")
 	f.StringVar(&o.JSON, "json", "", "write the results to this JSON file")
-	f.Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path) or mosh (Mosh's exact timing)")
+	f.Var(&o.Pacing, "pacing", "the gosh transports' pacing: mosh (Mosh's exact timing, the default) or gosh (at once on an idle path)")
 	return cmd
 }
 
@@ -194,6 +195,7 @@ published numbers, and its CDF written as an SVG file in --out.`,
 	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run (under 2 minutes)")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness")
 	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
+	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: mosh (Mosh's exact timing, the default) or gosh (at once on an idle path)")
 	return cmd
 }
 
@@ -294,7 +296,7 @@ func runTyping(o *TypingOptions) error {
 }
 
 func runPaper(o *PaperOptions) error {
-	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Stdout: o.Stdout, Progress: o.Stderr})
+	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Pacing: o.Pacing, Stdout: o.Stdout, Progress: o.Stderr})
 }
 
 func contains(list []string, s string) bool {

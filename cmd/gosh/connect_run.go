@@ -189,7 +189,7 @@ func terminalColors() int {
 // option and keeps its own timing.
 func serverPacing(o *ConnectOptions) ssp.Pacing {
 	if o.Server != bootstrap.DefaultServerCommand {
-		return ssp.PacingGosh
+		return ssp.PacingMosh
 	}
 	return o.Pacing
 }

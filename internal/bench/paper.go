@@ -11,6 +11,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bench/report"
 	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -22,6 +23,8 @@ type PaperOptions struct {
 	Seed uint64
 	// Out is the directory the SVG figures are written to.
 	Out string
+	// Pacing is the gosh transports' pacing (ssp.Pacing).
+	Pacing ssp.Pacing
 	// Stdout receives the report, Progress a line per step.
 	Stdout, Progress io.Writer
 }
@@ -88,6 +91,8 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		return fmt.Errorf("bench: the shell workload cannot run: %s", why)
 	}
 	defer tb.close()
+	tb.pacing = o.Pacing
+	fmt.Fprintf(out, "gosh's pacing: %v\n", o.Pacing)
 	for i, e := range experiments {
 		if o.Quick && !e.quick {
 			continue

@@ -93,7 +93,7 @@ type ServerArgs struct {
 	Verbose int
 	// Command runs instead of the login shell (after "--").
 	Command []string
-	// Pacing, unless gosh's (the zero value), is passed as --pacing: only
+	// Pacing, unless Mosh's (the zero value), is passed as --pacing: only
 	// a gosh server takes it.
 	Pacing ssp.Pacing
 }

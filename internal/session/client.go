@@ -56,7 +56,7 @@ type ClientConfig struct {
 	EscapeKey    string
 	EscapeKeySet bool
 	// Pacing is when keystrokes are sent (ssp.Pacing; the zero value is
-	// gosh's: at once on an idle path).
+	// Mosh's exact timing).
 	Pacing ssp.Pacing
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool

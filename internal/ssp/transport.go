@@ -38,8 +38,8 @@ type Config struct {
 	// ServerSendMinDelay or ClientSendMinDelay.
 	SendMinDelay time.Duration
 
-	// Pacing is when changed states are sent: PacingGosh (the zero value)
-	// at once on an idle path, PacingMosh with Mosh's exact timing (see
+	// Pacing is when changed states are sent: PacingMosh (the zero value)
+	// with Mosh's exact timing, PacingGosh at once on an idle path (see
 	// [Pacing]). SendMinDelay is PacingMosh's collection delay, and
 	// PacingGosh's on a busy path.
 	Pacing Pacing
