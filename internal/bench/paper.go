@@ -185,23 +185,12 @@ func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64
 // floodOnce returns the time from Ctrl-C to the prompt (negative if it did
 // not come back), or why the transport could not run.
 func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
-	start, err := starterFor(name, tb.pacing)
-	if err != nil {
-		return 0, fmt.Errorf("skipped: %v", err)
-	}
-	if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
-		return 0, err
-	}
-	fmt.Fprintf(progress, "flood/%s\n", name)
-	lv, err := start(ctx, tb.spec, link, seed)
+	lv, err := tb.open(ctx, "flood", name, link, seed, progress)
 	if err != nil {
 		return 0, err
 	}
 	defer lv.close()
 	m := lv.screen()
-	if err := waitReady(m, &tb.w, readyTimeout, lv.typeKeys); err != nil {
-		return 0, err
-	}
 	if err := lv.typeKeys([]byte(floodCommand)); err != nil {
 		return 0, err
 	}
@@ -251,23 +240,12 @@ func paperRoam(ctx context.Context, tb *typingBench, with []string, seed uint64,
 // roamOnce returns the time from Enter to the command's output after a
 // move (negative if it never came), or why the transport could not run.
 func roamOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
-	start, err := starterFor(name, tb.pacing)
-	if err != nil {
-		return 0, fmt.Errorf("skipped: %v", err)
-	}
-	if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
-		return 0, err
-	}
-	fmt.Fprintf(progress, "roaming/%s\n", name)
-	lv, err := start(ctx, tb.spec, link, seed)
+	lv, err := tb.open(ctx, "roaming", name, link, seed, progress)
 	if err != nil {
 		return 0, err
 	}
 	defer lv.close()
 	m := lv.screen()
-	if err := waitReady(m, &tb.w, readyTimeout, lv.typeKeys); err != nil {
-		return 0, err
-	}
 	showsLine := func(text string) func(*vt.Framebuffer) bool {
 		return func(fb *vt.Framebuffer) bool {
 			for y := range fb.Height() {
@@ -299,4 +277,27 @@ func roamOnce(ctx context.Context, tb *typingBench, name string, link linkem.Pro
 		return -1, nil
 	}
 	return at.Sub(t0), nil
+}
+
+// open starts the named transport over link for one experiment, in the
+// workload's fresh directory, and waits for its first screen. An error
+// that starts with "skipped:" says the transport cannot run here.
+func (tb *typingBench) open(ctx context.Context, experiment, name string, link linkem.Profile, seed uint64, progress io.Writer) (live, error) {
+	start, err := starterFor(name, tb.pacing)
+	if err != nil {
+		return nil, fmt.Errorf("skipped: %v", err)
+	}
+	if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "%s/%s\n", experiment, name)
+	lv, err := start(ctx, tb.spec, link, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := waitReady(lv.screen(), &tb.w, readyTimeout, lv.typeKeys); err != nil {
+		lv.close()
+		return nil, err
+	}
+	return lv, nil
 }
