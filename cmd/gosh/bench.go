@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -273,7 +274,7 @@ func runTyping(o *TypingOptions) error {
 		return err
 	}
 	for _, t := range o.With {
-		if !contains(bench.Transports(), t) {
+		if !slices.Contains(bench.Transports(), t) {
 			return usagef("gosh bench typing: unknown transport %q in --with: want some of %s", t, strings.Join(bench.Transports(), ","))
 		}
 	}
@@ -297,15 +298,6 @@ func runTyping(o *TypingOptions) error {
 
 func runPaper(o *PaperOptions) error {
 	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Pacing: o.Pacing, Stdout: o.Stdout, Progress: o.Stderr})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // traceProfile is a link that replays a Mahimahi delivery trace both ways:

@@ -105,10 +105,3 @@ func (m *mirror) quiet(d, max time.Duration) {
 		t.Stop()
 	}
 }
-
-// lastOutput returns when output last arrived.
-func (m *mirror) lastOutput() time.Time {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last
-}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,7 +104,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		}
 		with := e.with
 		if o.Quick {
-			with = slicesWithout(with, TransportMosh)
+			with = slices.DeleteFunc(slices.Clone(with), func(t string) bool { return t == TransportMosh })
 		}
 		results, err := tb.run(ctx, link, with, o.Seed+uint64(i)*100_000)
 		if err != nil {
@@ -138,16 +139,6 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	}
 	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
 	return nil
-}
-
-func slicesWithout(list []string, x string) []string {
-	var out []string
-	for _, s := range list {
-		if s != x {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // Bounds of the flood and roaming experiments.
