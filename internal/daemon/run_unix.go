@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/gosh-term/gosh/internal/coredump"
@@ -52,6 +53,9 @@ func Run(ctx context.Context) error {
 	sigs, stop := serverSignals()
 	defer stop()
 	sc.Signals = sigs
+	if stop := cpuProfile(logf); stop != nil {
+		defer stop()
+	}
 	return session.Serve(ctx, sc)
 }
 
@@ -129,4 +133,28 @@ func serverSignals() (<-chan session.Signal, func()) {
 		}
 	}()
 	return out, func() { signal.Stop(in); close(done) }
+}
+
+// cpuProfile starts a CPU profile of the session when GOSH_SERVER_CPUPROFILE
+// names a file (the daemon's pid is appended: each session writes its
+// own), for go tool pprof; it returns the function that ends it, or nil.
+func cpuProfile(logf func(string, ...any)) (stop func()) {
+	name := os.Getenv("GOSH_SERVER_CPUPROFILE")
+	if name == "" {
+		return nil
+	}
+	f, err := os.OpenFile(fmt.Sprintf("%s.%d", name, os.Getpid()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		logf("GOSH_SERVER_CPUPROFILE: %v", err)
+		return nil
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		logf("GOSH_SERVER_CPUPROFILE: %v", err)
+		f.Close()
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

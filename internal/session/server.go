@@ -379,14 +379,33 @@ func (s *server) signal(sig Signal, now time.Time) (exitNow bool) {
 func (s *server) readPTY() {
 	defer s.wg.Done()
 	defer close(s.ptyOut)
-	for {
-		buf := make([]byte, ptyReadSize)
+	// Two buffers, used in turn: the channel is unbuffered and the loop
+	// is done with one chunk (Feed keeps no reference to it) before it
+	// takes the next, so the buffer a chunk was read into is free again
+	// once the chunk after it has been handed over. A flood is read some
+	// 3 KiB at a time (the tty's line discipline holds 4 KiB); a fresh
+	// 32 KiB buffer per read cost more in zeroing and collection than
+	// the read itself.
+	var bufs [2][ptyReadSize]byte
+	budget := newOutputBudget(outputRate, outputBurst)
+	pause := time.NewTimer(0)
+	defer pause.Stop()
+	for i := 0; ; i ^= 1 {
+		buf := bufs[i][:]
 		n, err := s.pty.Read(buf)
 		if n > 0 {
 			select {
 			case s.ptyOut <- buf[:n]:
 			case <-s.done:
 				return
+			}
+			if wait := budget.spend(time.Now(), n); wait > 0 {
+				pause.Reset(wait)
+				select {
+				case <-pause.C:
+				case <-s.done:
+					return
+				}
 			}
 		}
 		if err != nil {

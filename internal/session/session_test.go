@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -457,5 +458,35 @@ func TestServerSocketFails(t *testing.T) {
 			t.Errorf("Serve = %v, want the read error", err)
 		}
 		t.Logf("Serve ended %v after the reads started failing: %v", took, err)
+	})
+}
+
+// TestFloodReadAtOutputRate: a program's output beyond the burst is read
+// no faster than the output rate (the flood's CPU bound), and all of it
+// arrives.
+func TestFloodReadAtOutputRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.start()
+		const n = 600000 // "1\r\n" … "600000\r\n": 4.7 MB
+		size := 0
+		for i := 1; i <= n; i++ {
+			size += len(strconv.Itoa(i)) + 2
+		}
+		start := time.Now()
+		r.term.Type(fmt.Sprintf("seq %d\r", n))
+		r.waitFor("the flood's end", time.Minute, func() bool {
+			s := r.term.Screen()
+			return len(s) > 1 && s[len(s)-2] == strconv.Itoa(n) && strings.HasPrefix(s[len(s)-1], ready)
+		})
+		took := time.Since(start)
+		want := time.Duration(float64(size-session.OutputBurst-session.OutputDebt) / session.OutputRate * float64(time.Second))
+		if took < want {
+			t.Errorf("%d bytes of output were read in %v, want at least %v at %d B/s after a %d B burst", size, took, want, session.OutputRate, session.OutputBurst)
+		}
+		if took > want+time.Second {
+			t.Errorf("%d bytes of output took %v, want about %v", size, took, want)
+		}
 	})
 }

@@ -23,7 +23,7 @@ func NewEmulator(w, h int) *Emulator {
 }
 
 // Feed interprets host output p and returns reply with the answers to any
-// queries in p appended.
+// queries in p appended. It keeps no reference to p.
 func (e *Emulator) Feed(p, reply []byte) []byte {
 	e.t.reply = reply
 	e.p.Feed(p, &e.t)
