@@ -65,8 +65,8 @@ func TestConnectFlags(t *testing.T) {
 			ConnectOptions{Destination: "h", Family: netaddr.IPv6, Ports: netaddr.Ports(60001, 60010), Server: "gosh server", BindServer: "ssh"}},
 		{"verbose", []string{"-vv", "h"},
 			ConnectOptions{Destination: "h", Verbose: 2, Server: "gosh server", BindServer: "ssh"}},
-		{"gosh's pacing", []string{"--pacing=gosh", "h"},
-			ConnectOptions{Destination: "h", Pacing: ssp.PacingGosh, Server: "gosh server", BindServer: "ssh"}},
+		{"Mosh's pacing", []string{"--pacing=mosh", "h"},
+			ConnectOptions{Destination: "h", Pacing: ssp.PacingMosh, Server: "gosh server", BindServer: "ssh"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,7 +170,7 @@ func TestServerFlags(t *testing.T) {
 		{"command", []string{"new", "-v", "--", "tmux", "attach", "-d"},
 			ServerOptions{Options: daemon.Options{Verbose: 1, Command: []string{"tmux", "attach", "-d"}}}},
 		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
-		{"pacing", []string{"new", "--pacing", "gosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingGosh}}},
+		{"pacing", []string{"new", "--pacing", "mosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingMosh}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -130,7 +130,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.BoolVarP(&neverPredict, "never-predict", "n", false, "same as --predict=never")
 	f.BoolVarP(&o.PredictOverwrite, "predict-overwrite", "o", false, "predicted characters overwrite instead of inserting")
 	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
-	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: mosh (Mosh's exact timing, the default) or gosh (at once on an idle path; experimental)")
+	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
 	f.StringVar(&o.RemoteBinary, "remote-binary", "", "gosh binary to upload to the remote (for another OS or architecture)")
 	f.StringVar(&o.BinaryCache, "binary-cache", "", "directory of gosh-<os>-<arch> binaries for other platforms (default $GOSH_BINARY_CACHE, else gosh/VERSION in the user cache directory: ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows; see gosh server install)")

@@ -186,10 +186,10 @@ func terminalColors() int {
 
 // serverPacing is the --pacing to pass to the server: a gosh server takes
 // the client's, a stock mosh-server (or any other --server) has no such
-// option and keeps its own timing.
+// option and keeps its own timing (the zero value passes none).
 func serverPacing(o *ConnectOptions) ssp.Pacing {
 	if o.Server != bootstrap.DefaultServerCommand {
-		return ssp.PacingMosh
+		return ssp.PacingGosh
 	}
 	return o.Pacing
 }

@@ -106,7 +106,7 @@ session idle for N seconds.`,
 	f.StringVarP(&colors, "colors", "c", "", "colours of the client terminal (256 selects TERM=xterm-256color)")
 	f.StringArrayVarP(&o.Locale, "locale", "l", nil, "NAME=VALUE locale setting to use if the server's own locale is not UTF-8 (repeatable)")
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more and keep stderr open (repeatable)")
-	f.Var(&o.Pacing, "pacing", "when screen updates are sent: mosh (Mosh's exact timing, the default) or gosh (at once on an idle path; experimental)")
+	f.Var(&o.Pacing, "pacing", "when screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
 	f.StringVarP(&ignored, "at", "@", "", "ignored (accepted for mosh-server compatibility)")
 	_ = f.MarkHidden("at")
 	return cmd

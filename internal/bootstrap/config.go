@@ -93,8 +93,8 @@ type ServerArgs struct {
 	Verbose int
 	// Command runs instead of the login shell (after "--").
 	Command []string
-	// Pacing, unless Mosh's (the zero value), is passed as --pacing: only
-	// a gosh server takes it.
+	// Pacing, unless gosh's (the zero value, a gosh server's default), is
+	// passed as --pacing: only a gosh server takes it.
 	Pacing ssp.Pacing
 }
 

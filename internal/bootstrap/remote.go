@@ -54,7 +54,7 @@ func serverArgv(a ServerArgs) []string {
 	if a.Ports.IsSet() {
 		argv = append(argv, "-p", a.Ports.String())
 	}
-	if a.Pacing != ssp.PacingMosh {
+	if a.Pacing != ssp.PacingGosh {
 		argv = append(argv, "--pacing="+a.Pacing.String())
 	}
 	if len(a.Command) > 0 {

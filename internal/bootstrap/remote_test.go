@@ -53,7 +53,7 @@ func TestServerArgv(t *testing.T) {
 		{"bind any, port range", ServerArgs{Bind: "any", Ports: netaddr.Ports(60001, 60010)}, "new -p 60001:60010"},
 		{"bind ip, verbose", ServerArgs{Bind: "::1", Verbose: 2}, "new -i ::1 -v -v"},
 		{"command", ServerArgs{Command: []string{"tmux", "new", "-A"}}, "new -s -- tmux new -A"},
-		{"gosh's pacing", ServerArgs{Pacing: ssp.PacingGosh, Command: []string{"sh"}}, "new -s --pacing=gosh -- sh"},
+		{"Mosh's pacing", ServerArgs{Pacing: ssp.PacingMosh, Command: []string{"sh"}}, "new -s --pacing=mosh -- sh"},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(serverArgv(tc.a), " "); got != tc.want {

@@ -56,7 +56,7 @@ type ClientConfig struct {
 	EscapeKey    string
 	EscapeKeySet bool
 	// Pacing is when keystrokes are sent (ssp.Pacing; the zero value is
-	// Mosh's exact timing).
+	// gosh's).
 	Pacing ssp.Pacing
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool

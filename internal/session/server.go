@@ -50,7 +50,7 @@ type ServerConfig struct {
 	// (MOSH_SERVER_SIGNAL_TMOUT); otherwise the signal always ends it.
 	SignalTimeout time.Duration
 	// Pacing is when screen updates are sent (ssp.Pacing; the zero value
-	// is Mosh's exact timing).
+	// is gosh's).
 	Pacing ssp.Pacing
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)

@@ -33,6 +33,7 @@ type link struct {
 	savedAt    uint64 // when it arrived, on clock
 	haveSaved  bool
 	rtt        RTT
+	onRTT      func(now time.Time, sample time.Duration) // each sample used
 	remote     netip.AddrPort
 	hasRemote  bool
 	lastHeard  time.Time // last authentic datagram that was newest so far
@@ -112,7 +113,10 @@ func (l *link) heard(now time.Time, p Packet) {
 		l.savedTS, l.savedAt, l.haveSaved = p.Timestamp, ms, true
 	}
 	if p.TimestampReply != NoTimestamp {
-		l.rtt.Update(timestampDiff(timestamp16(ms), p.TimestampReply))
+		rtt := timestampDiff(timestamp16(ms), p.TimestampReply)
+		if l.rtt.Update(rtt) && l.onRTT != nil {
+			l.onRTT(now, rtt)
+		}
 	}
 }
 

@@ -15,31 +15,46 @@ import (
 // prediction cannot show: about 10 ms over a LAN, and up to a frame interval
 // (250 ms) per direction over a long path with a continuous typist.
 //
-// gosh's rule (PacingGosh, opt-in for now: see below) sends at once, after a short
-// collection delay (IdleSendDelayServer, IdleSendDelayClient), when the path
-// is idle: no frame with data went out in the last SendIntervalMin (so a
-// stream of output, or a fast typist's burst, is paced as before), and
-// fewer than PaceIdleFrames frames and PaceIdleBytes bytes sent in the last
-// RTO + AckDelay are still unacknowledged. A keystroke or its echo
-// is a datagram of a hundred bytes or so; a few of them in flight cannot
-// build a queue on any path a terminal is used over. Otherwise (output that
-// keeps coming, a screen repaint, loss) it follows Mosh's rule, so a flood
-// still collapses into a frame per interval, skipping the screens between;
-// and so does a change worth no frame of its own (the server's echo ack,
-// see [Deferrable]).
+// gosh's rule (PacingGosh) has two parts.
+//
+// On an idle path it sends at once, after a short collection delay
+// (IdleSendDelayServer, IdleSendDelayClient): the path is idle when no
+// frame with data went out in the last SendIntervalMin (so a stream of
+// output, or a fast typist's burst, is paced) and fewer than
+// PaceIdleFrames frames and PaceIdleBytes bytes sent in the last
+// RTO + AckDelay are still unacknowledged. A keystroke or its echo is a
+// datagram of a hundred bytes or so; a few of them in flight cannot build
+// a queue on any path a terminal is used over.
+//
+// Otherwise (output that keeps coming, a fast typist) frames are paced by
+// the path's queue, not its length: a frame goes out SendMinDelay after the
+// first change and at least the flood gap after the previous frame. The
+// gap starts at Mosh's frame interval and follows the
+// queueing delay, the newest round-trip sample above the smallest of the
+// last minRTTWindow: it doubles (once per smallest round trip at most) when that
+// delay exceeds the queue target, a quarter of the smallest round trip
+// and at least SendIntervalMin, and shrinks by a quarter with each sample
+// under it, between SendIntervalMin (50 frames a second) and maxFloodGap. (This is the
+// delay signal of Sprout, TCP Vegas and BBR's min-RTT, without their rate
+// estimates: SSP's delayed, coalesced acks make delivery-rate samples
+// poor, while every datagram's timestamp reply gives a round trip.) A
+// flood thus still collapses into a frame per gap, skipping the screens
+// between, but the frame after a Ctrl-C waits a gap, not half a round
+// trip; and a link too slow for the frames shows a queue, which widens
+// the gap. Changes worth no frame of their own (the server's echo ack,
+// see [Deferrable]) and retransmissions keep Mosh's timing.
+//
 // Nothing changes on the wire: a stock peer sees frames sooner, nothing
 // else.
 //
-// PacingMosh stays the default until one end-to-end failure is understood:
-// under a loaded CI machine, a command typed right after Ctrl-C (tmux sends
-// both at once) was twice lost with gosh's pacing, which sends the Ctrl-C
-// in a datagram of its own where Mosh's rule sends both together.
+// PacingGosh is the default (the zero value); PacingMosh keeps Mosh's
+// exact timing, for comparison.
 type Pacing int
 
 // The pacing rules.
 const (
-	PacingMosh Pacing = iota
-	PacingGosh
+	PacingGosh Pacing = iota // the zero value
+	PacingMosh
 )
 
 const (
@@ -55,9 +70,18 @@ const (
 	// call the path idle.
 	PaceIdleFrames = 4
 	PaceIdleBytes  = 4096
+
+	// minRTTWindow is how long the smallest round-trip sample stands as
+	// the path's delay without queueing.
+	minRTTWindow = 10 * time.Second
+
+	// maxFloodGap bounds PacingGosh's flood gap: beyond Mosh's
+	// SendIntervalMax, for screens whose frames take longer than that
+	// to cross the link.
+	maxFloodGap = time.Second
 )
 
-var pacingNames = [...]string{PacingMosh: "mosh", PacingGosh: "gosh"}
+var pacingNames = [...]string{PacingGosh: "gosh", PacingMosh: "mosh"}
 
 // String names the rule as --pacing takes it.
 func (p Pacing) String() string {
@@ -114,4 +138,80 @@ func (s *sender[S]) pathIdle(now time.Time) bool {
 		}
 	}
 	return frames < PaceIdleFrames && bytes < PaceIdleBytes
+}
+
+// pathDelay follows what PacingGosh paces by: the smallest round trip of
+// the last minRTTWindow and the flood gap.
+type pathDelay struct {
+	minRTT time.Duration
+	minAt  time.Time     // when minRTT was sampled; zero before any sample
+	gap    time.Duration // zero before any sample
+
+	// The delivery rate, from the peer's acks: wire bytes sent (the
+	// running total), acknowledged, and the fastest rate at which they
+	// were acknowledged within minRTTWindow.
+	sentWire, ackedWire uint64
+	ackedAt             time.Time
+	rate                float64 // bytes per second; 0 before a sample
+	rateAt              time.Time
+}
+
+// sample folds in a round-trip sample taken at now; interval is Mosh's
+// frame interval, where the gap starts.
+func (p *pathDelay) sample(now time.Time, rtt, interval time.Duration) {
+	if p.minAt.IsZero() || rtt <= p.minRTT || now.Sub(p.minAt) > minRTTWindow {
+		p.minRTT, p.minAt = rtt, now
+	}
+	if p.gap == 0 {
+		p.gap = interval
+	}
+	target := max(SendIntervalMin, p.minRTT/4)
+	switch {
+	case rtt-p.minRTT <= target:
+		p.gap = max(SendIntervalMin, p.gap*3/4)
+	default:
+		p.gap = min(maxFloodGap, 2*p.gap)
+	}
+}
+
+// acked records at now that the peer has everything sent up to the
+// running total cum: a delivery-rate sample over the time since the
+// previous ack that moved it.
+func (p *pathDelay) acked(now time.Time, cum uint64) {
+	if cum <= p.ackedWire {
+		return
+	}
+	if !p.ackedAt.IsZero() {
+		if dt := now.Sub(p.ackedAt); dt >= SendIntervalMin {
+			r := float64(cum-p.ackedWire) / dt.Seconds()
+			if r >= p.rate || now.Sub(p.rateAt) > minRTTWindow {
+				p.rate, p.rateAt = r, now
+			}
+		}
+	}
+	p.ackedWire, p.ackedAt = cum, now
+}
+
+// window returns how many unacknowledged bytes PacingGosh lets a flood
+// have in flight: twice what the path delivers in its smallest round trip,
+// plus what arrives while the peer delays its ack; at least PaceIdleBytes.
+// Frames beyond it would only wait in the bottleneck's queue.
+func (p *pathDelay) window() uint64 {
+	w := p.rate * (2*p.minRTT + AckDelay).Seconds()
+	return max(PaceIdleBytes, uint64(w))
+}
+
+// windowFull reports whether a flood's next frame must wait for an ack.
+func (p *pathDelay) windowFull() bool {
+	return p.rate > 0 && p.sentWire-p.ackedWire >= p.window()
+}
+
+// floodGap returns the least time between two frames when the path is
+// not idle (PacingGosh); interval is Mosh's frame interval, which stands
+// until the first round-trip sample.
+func (p *pathDelay) floodGap(interval time.Duration) time.Duration {
+	if p.gap == 0 {
+		return interval
+	}
+	return p.gap
 }

@@ -20,6 +20,7 @@ type sender[S State[S]] struct {
 	sent      []sentState[S] // never empty; ascending numbers
 	assumed   int            // index into sent
 	rtt       *RTT
+	path      pathDelay // PacingGosh's flood gap
 	minDelay  time.Duration
 	pacing    Pacing
 	idleDelay time.Duration // PacingGosh's collection delay on an idle path
@@ -46,7 +47,8 @@ type sender[S State[S]] struct {
 type sentState[S any] struct {
 	at    time.Time // when it was (last) sent
 	num   uint64
-	size  int // the diff's bytes when it was (last) sent
+	size  int    // the diff's bytes when it was (last) sent
+	cum   uint64 // the running total of wire bytes sent, after it was (last) sent
 	state S
 }
 
@@ -135,10 +137,17 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 		if s.mindelayClock.IsZero() {
 			s.mindelayClock = now
 		}
-		if s.pacing == PacingGosh && s.pathIdle(now) && !s.deferrable() {
-			s.nextSend = s.mindelayClock.Add(s.idleDelay)
-		} else {
+		switch {
+		case s.pacing != PacingGosh || s.deferrable():
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+		case s.pathIdle(now):
+			s.nextSend = s.mindelayClock.Add(s.idleDelay)
+		case s.path.windowFull():
+			// Wait for an ack (which recalculates), or resend when the
+			// assumed state lapses.
+			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(max(s.path.floodGap(interval), s.rtt.RTO()+AckDelay)))
+		default:
+			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(s.path.floodGap(interval)))
 		}
 	case heard && !s.current.Equal(s.sent[s.assumed].state):
 		s.nextSend = last.at.Add(interval)
@@ -274,6 +283,23 @@ func (s *sender[S]) instruction(oldNum, newNum uint64, diff []byte) Instruction 
 		AckNum:          s.ackNum,
 		ThrowawayNum:    s.sent[0].num,
 		Diff:            diff,
+	}
+}
+
+// wireSent records that the last instruction took n bytes on the wire.
+func (s *sender[S]) wireSent(n int) {
+	s.path.sentWire += uint64(n)
+	s.sent[len(s.sent)-1].cum = s.path.sentWire
+}
+
+// ackArrived feeds the delivery rate with the peer's ack of state num at
+// now, before processAck.
+func (s *sender[S]) ackArrived(now time.Time, num uint64) {
+	for i := range s.sent {
+		if s.sent[i].num == num {
+			s.path.acked(now, s.sent[i].cum)
+			return
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
 )
@@ -19,6 +20,11 @@ type linkModel struct {
 	reorder float64       // probability of an extra delay that reorders
 	delay   time.Duration // one-way base delay
 	jitter  time.Duration // uniform extra delay in [0, jitter)
+
+	// em, if set, decides every datagram's fate instead (with 28 bytes
+	// of IPv4 and UDP headers): a bottleneck with a queue, a cellular
+	// link.
+	em *linkem.Model
 }
 
 // delivery is a datagram in flight.
@@ -134,6 +140,13 @@ func (s *sim) transmit(toSrv bool, to netip.AddrPort, data []byte) {
 		}
 	} else if to != s.clientAddr {
 		return // to an address the client left: lost
+	}
+	if m.em != nil {
+		if at, ok := m.em.Offer(s.now, len(data)+28); ok {
+			s.seq++
+			heap.Push(&s.inFlight, delivery{at: at, toSrv: toSrv, from: from, data: data, order: s.seq})
+		}
+		return
 	}
 	copies := 1
 	if s.r.Float64() < m.dup {

@@ -38,10 +38,10 @@ type Config struct {
 	// ServerSendMinDelay or ClientSendMinDelay.
 	SendMinDelay time.Duration
 
-	// Pacing is when changed states are sent: PacingMosh (the zero value)
-	// with Mosh's exact timing, PacingGosh at once on an idle path (see
-	// [Pacing]). SendMinDelay is PacingMosh's collection delay, and
-	// PacingGosh's on a busy path.
+	// Pacing is when changed states are sent: PacingGosh (the zero
+	// value) at once on an idle path and by the path's queue otherwise,
+	// PacingMosh with Mosh's exact timing (see [Pacing]). SendMinDelay
+	// is PacingMosh's collection delay, and PacingGosh's on a busy path.
 	Pacing Pacing
 
 	// KnownStateProbability is the reference-state policy: the
@@ -139,6 +139,9 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	}
 	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, idle, cfg.KnownStateProbability, t.rand)
 	t.receiver = newReceiver(remote, now)
+	t.link.onRTT = func(now time.Time, sample time.Duration) {
+		t.sender.path.sample(now, sample, t.link.rtt.SendInterval())
+	}
 	return t, nil
 }
 
@@ -220,6 +223,7 @@ func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error)
 		t.stats.BytesSent += uint64(end - start)
 		start = end
 	}
+	t.sender.wireSent(len(t.arena))
 	return t.out, nil
 }
 
@@ -288,6 +292,7 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		return &DropError{DropThrowaway, err}
 	}
 	t.peerCaps = in.GoshCaps
+	t.sender.ackArrived(now, in.AckNum)
 	t.sender.processAck(in.AckNum)
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
