@@ -8,7 +8,8 @@ import "time"
 const echoAckDelay = 50 * time.Millisecond
 
 // echoAcker tracks the client states whose input the server has passed to
-// the application, and says when each becomes old enough to acknowledge.
+// the application, and says when each becomes old enough to acknowledge,
+// or (Answered) that the application has answered all of it.
 // Unlike mosh-server, which only wakes up for this while two batches are
 // pending, it asks to be woken for every batch, so the echo ack of an
 // isolated keystroke is not delayed until the next frame.
@@ -40,6 +41,20 @@ func (e *echoAcker) Take(now time.Time) (num uint64, ok bool) {
 	}
 	e.pending = e.pending[:copy(e.pending, e.pending[n:])]
 	return num, ok
+}
+
+// Answered returns the newest recorded state, forgetting all of them; ok
+// is false if none is recorded. The server calls it when the application
+// wrote output after all recorded input was written to it: that output
+// is the echo, if there is one, and it goes in the same frame as the echo
+// ack instead of a frame of its own 50 ms later.
+func (e *echoAcker) Answered() (num uint64, ok bool) {
+	if len(e.pending) == 0 {
+		return 0, false
+	}
+	num = e.pending[len(e.pending)-1].num
+	e.pending = e.pending[:0]
+	return num, true
 }
 
 // NextDeadline is when the oldest pending entry becomes acknowledgeable,

@@ -66,3 +66,19 @@ func TestEchoAcker(t *testing.T) {
 		t.Error("Take acknowledged twice")
 	}
 }
+
+func TestEchoAckerAnswered(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var e echoAcker
+	if _, ok := e.Answered(); ok {
+		t.Fatal("empty echoAcker answered")
+	}
+	e.Record(3, t0)
+	e.Record(5, t0.Add(time.Millisecond))
+	if n, ok := e.Answered(); !ok || n != 5 {
+		t.Errorf("Answered = %d, %v; want 5, true", n, ok)
+	}
+	if _, ok := e.Take(t0.Add(time.Second)); ok || !e.NextDeadline().IsZero() {
+		t.Error("an answered state is still pending")
+	}
+}

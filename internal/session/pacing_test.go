@@ -13,13 +13,17 @@ import (
 // prediction. With gosh's pacing a keystroke's echo is on the screen one
 // round trip and the server's 1 ms collection delay after it is typed;
 // with Mosh's (--pacing=mosh) the server's 8 ms SEND_MINDELAY comes on top.
+// With gosh's the echo ack goes in the echo's frame (the application
+// answered the key), so a keystroke costs the server one datagram; with
+// Mosh's the echo ack follows 50 ms later in a second.
 func TestPacingEcho(t *testing.T) {
 	for _, tc := range []struct {
 		pacing   ssp.Pacing
 		min, max time.Duration
+		sends    int
 	}{
-		{ssp.PacingGosh, rigRTT, rigRTT + ssp.IdleSendDelayServer + time.Millisecond},
-		{ssp.PacingMosh, rigRTT + ssp.ServerSendMinDelay, rigRTT + ssp.ServerSendMinDelay + ssp.ClientSendMinDelay + time.Millisecond},
+		{ssp.PacingGosh, rigRTT, rigRTT + ssp.IdleSendDelayServer + time.Millisecond, 1},
+		{ssp.PacingMosh, rigRTT + ssp.ServerSendMinDelay, rigRTT + ssp.ServerSendMinDelay + ssp.ClientSendMinDelay + time.Millisecond, 2},
 	} {
 		t.Run(tc.pacing.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -40,6 +44,10 @@ func TestPacingEcho(t *testing.T) {
 					}
 					if d := time.Since(typed); d < tc.min || d > tc.max {
 						t.Errorf("%q echoed %v after it was typed, want within [%v, %v]", key, d, tc.min, tc.max)
+					}
+					time.Sleep(time.Until(typed.Add(time.Second)))
+					if n := r.serverSends(typed, time.Now()); n != tc.sends {
+						t.Errorf("%q cost the server %d datagrams, want %d", key, n, tc.sends)
 					}
 				}
 			})

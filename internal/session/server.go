@@ -125,6 +125,7 @@ type server struct {
 	queue     [][]byte // input waiting to be written to the pty
 	queued    int      // bytes in queue
 	writing   bool     // the writer goroutine holds queue[0]
+	inputDone bool     // all recorded input is written; output may answer it
 	remoteNum uint64   // newest client state processed
 	connected bool     // a client state has arrived
 	shellGone bool
@@ -184,6 +185,7 @@ func (s *server) run(ctx context.Context) error {
 				continue
 			}
 			s.reply = s.term.Feed(b, s.reply[:0])
+			s.answered()
 			if len(s.reply) > 0 {
 				s.enqueue(append([]byte(nil), s.reply...))
 			}
@@ -302,6 +304,7 @@ func (s *server) processInput(now time.Time) {
 	}
 	if len(events) > 0 {
 		s.echo.Record(s.remoteNum, now)
+		s.inputDone = len(s.queue) == 0 && !s.writing // a resize is applied at once
 	}
 }
 
@@ -318,12 +321,28 @@ func (s *server) enqueue(b []byte) {
 	s.queued += len(b)
 }
 
+// answered acknowledges the echo of all input written to the application
+// once output follows it (PacingGosh; see echoAcker.Answered): the echo
+// and its ack then share a frame. (A chunk read just before the write
+// completed can pass for the answer; the cost is a prediction judged a
+// frame early.)
+func (s *server) answered() {
+	if !s.inputDone || s.cfg.Pacing != ssp.PacingGosh || s.tr.ShutdownInProgress() {
+		return
+	}
+	s.inputDone = false
+	if n, ok := s.echo.Answered(); ok {
+		s.term.SetEchoAck(n)
+	}
+}
+
 // written takes the writer's report on the head of the queue.
 func (s *server) written(err error) {
 	s.writing = false
 	s.queued -= len(s.queue[0])
 	s.queue[0] = nil
 	s.queue = s.queue[1:]
+	s.inputDone = len(s.queue) == 0 && err == nil
 	if err != nil && !s.shellGone {
 		s.logf("writing to the terminal: %v", err)
 		s.shellExited(time.Now())

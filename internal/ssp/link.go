@@ -33,6 +33,7 @@ type link struct {
 	savedAt    uint64 // when it arrived, on clock
 	haveSaved  bool
 	rtt        RTT
+	loss       float64                                   // the peer's datagrams lost on the way, recently (0 to 1)
 	onRTT      func(now time.Time, sample time.Duration) // each sample used
 	remote     netip.AddrPort
 	hasRemote  bool
@@ -94,6 +95,8 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 		st.Reordered++
 		return p.Payload, false, nil
 	}
+	l.countLoss(seq - l.expected)
+	st.Missing += seq - l.expected
 	l.expected = seq + 1
 	l.heard(now, p)
 	if l.server && from.IsValid() && from != l.remote {
@@ -103,6 +106,20 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 	}
 	l.hasRemote = true
 	return p.Payload, true, nil
+}
+
+// lossWeight is the weight of each of the peer's sequence numbers in the
+// loss estimate (an average over some 16 datagrams).
+const lossWeight = 1.0 / 16
+
+// countLoss folds the newest datagram into the loss estimate, after
+// missing skipped sequence numbers (only the last 16 of a long gap count:
+// an outage is not loss).
+func (l *link) countLoss(missing uint64) {
+	for range min(missing, 16) {
+		l.loss += lossWeight * (1 - l.loss)
+	}
+	l.loss -= lossWeight * l.loss
 }
 
 // heard processes the timestamps of the newest authentic datagram.

@@ -31,6 +31,8 @@ type sender[S State[S]] struct {
 	nextSend      time.Time
 	mindelayClock time.Time // first unsent change, if any
 	lastData      time.Time // the last frame with a non-empty diff
+	idleSend      bool      // new data goes out at once on an idle path (PacingGosh)
+	sentIdle      bool      // the last Tick sent new data so
 
 	ackNum         uint64 // newest peer state received
 	lastAckSent    uint64 // AckNum of the last instruction
@@ -90,6 +92,7 @@ func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	}
 	diff := s.current.Diff(s.sent[s.assumed].state)
 	diff = s.prospectiveResend(diff)
+	s.sentIdle = len(diff) > 0 && s.idleSend
 	if len(diff) > 0 {
 		s.mindelayClock = time.Time{}
 		return s.sendData(now, diff), true
@@ -131,6 +134,7 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 	}
 	last := &s.sent[len(s.sent)-1]
 	interval := s.rtt.SendInterval()
+	s.idleSend = false
 	heard := !s.lastHeard.IsZero() && now.Before(s.lastHeard.Add(ActiveRetryTimeout))
 	switch {
 	case !s.current.Equal(last.state):
@@ -142,6 +146,7 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
 		case s.pathIdle(now):
 			s.nextSend = s.mindelayClock.Add(s.idleDelay)
+			s.idleSend = true
 		case s.path.windowFull():
 			// Wait for an ack (which recalculates), or resend when the
 			// assumed state lapses.

@@ -71,6 +71,12 @@ type Stats struct {
 	Reordered uint64
 	// Roams counts changes of the server's target address.
 	Roams uint64
+	// Missing counts the peer's sequence numbers skipped by the newest
+	// datagram so far: lost on the way (or, if they come later,
+	// reordered).
+	Missing uint64
+	// Redundant counts datagrams sent twice on a lossy path (PacingGosh).
+	Redundant uint64
 
 	// Instructions counts complete instructions decoded; each one ends in
 	// exactly one of the four counters below or in Dropped.

@@ -215,6 +215,14 @@ func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error)
 		}
 		t.ends = append(t.ends, len(t.arena))
 	}
+	if t.sender.sentIdle && len(t.frags) == 1 && t.link.loss >= redundantLoss {
+		// A second copy: the same fragment under the next sequence number.
+		if t.arena, err = t.link.seal(t.arena, t.fragBuf, now); err != nil {
+			return nil, fmt.Errorf("ssp: %w", err)
+		}
+		t.ends = append(t.ends, len(t.arena))
+		t.stats.Redundant++
+	}
 	t.out = t.out[:0]
 	start := 0
 	for _, end := range t.ends {
