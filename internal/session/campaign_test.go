@@ -141,7 +141,7 @@ func testOutage(t *testing.T, outage time.Duration, seen bool) {
 	time.Sleep(ssp.MaxOldSocketAge + 10*time.Second)
 	// NumGoroutine counts the whole process: let a goroutine outside the
 	// bubble that is on its way out (a previous subtest's) finish first.
-	for i := 0; i < 200 && runtime.NumGoroutine() > goroutines; i++ {
+	for i := 0; i < 20000 && runtime.NumGoroutine() > goroutines; i++ { // virtual sleeps: some real milliseconds in all
 		runtime.Gosched()
 		time.Sleep(time.Millisecond)
 	}

@@ -21,9 +21,12 @@ import (
 // (IdleSendDelayServer, IdleSendDelayClient); and when a tenth or more
 // of the peer's datagrams are lost on the way (redundantLoss), a frame
 // that fits one datagram goes out twice, as a retransmission would but
-// without waiting for the timeout. The path is idle when no
-// frame with data went out in the last SendIntervalMin (so a stream of
-// output, or a fast typist's burst, is paced) and fewer than
+// without waiting for the timeout. The path is idle when no frame with
+// data went out within the flood gap (below; at least SendIntervalMin),
+// unless fewer than PaceQuickFrames did, each at once and less than
+// SendIntervalMin after the one before (so a command's output follows
+// the echo of its Enter at once, while a stream of output, or a fast
+// typist's burst, is paced), and fewer than
 // PaceIdleFrames frames and PaceIdleBytes bytes sent in the last
 // RTO + AckDelay are still unacknowledged. A keystroke or its echo is a
 // datagram of a hundred bytes or so; a few of them in flight cannot build
@@ -73,6 +76,12 @@ const (
 	// call the path idle.
 	PaceIdleFrames = 4
 	PaceIdleBytes  = 4096
+
+	// PaceQuickFrames is how many data frames in a row PacingGosh sends
+	// at once less than SendIntervalMin apart: a command's output follows
+	// the echo of its Enter by the few milliseconds the program takes to
+	// start, and waits for no frame interval; a third frame is paced.
+	PaceQuickFrames = 2
 
 	// redundantLoss is the loss of the peer's datagrams from which
 	// PacingGosh sends a small frame twice on an idle path; it stands in
@@ -132,12 +141,39 @@ func (s *sender[S]) deferrable() bool {
 	return ok && d.Deferrable(s.sent[len(s.sent)-1].state)
 }
 
+// countRun counts a data frame about to be sent at now into the run of
+// frames sent at once (PacingGosh): a run starts with a change that began
+// SendIntervalMin or more after the last data frame (a keystroke, its
+// echo) and goes on with frames sent at once less than SendIntervalMin
+// apart (the output of the command that Enter started). Anything else (a
+// paced frame, or one whose change began right after the last frame, as
+// in a flood) ends it.
+func (s *sender[S]) countRun(now time.Time) {
+	switch {
+	case !s.sentIdle:
+		s.quick = 0
+	case s.lastData.IsZero() || (!s.mindelayClock.IsZero() && s.mindelayClock.Sub(s.lastData) >= SendIntervalMin):
+		s.quick = 1
+	case s.quick > 0 && now.Sub(s.lastData) < SendIntervalMin:
+		s.quick++
+	default:
+		s.quick = 0
+	}
+}
+
 // pathIdle reports whether the path is idle (PacingGosh): no data frame
-// sent within SendIntervalMin, and few and small frames sent within
-// RTO + AckDelay and not yet acknowledged.
-func (s *sender[S]) pathIdle(now time.Time) bool {
-	if !s.lastData.IsZero() && now.Sub(s.lastData) < SendIntervalMin {
-		return false
+// sent within the flood gap (and SendIntervalMin), unless the last was
+// sent within SendIntervalMin in a run (countRun) of fewer than
+// PaceQuickFrames; and few and small frames sent within
+// RTO + AckDelay and not yet acknowledged. interval is Mosh's frame
+// interval.
+func (s *sender[S]) pathIdle(now time.Time, interval time.Duration) bool {
+	if !s.lastData.IsZero() {
+		since := now.Sub(s.lastData)
+		quick := s.quick > 0 && s.quick < PaceQuickFrames && since < SendIntervalMin
+		if since < max(SendIntervalMin, s.path.floodGap(interval)) && !quick {
+			return false
+		}
 	}
 	window := s.rtt.RTO() + AckDelay
 	frames, bytes := 0, 0

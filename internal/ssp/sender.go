@@ -31,6 +31,7 @@ type sender[S State[S]] struct {
 	nextSend      time.Time
 	mindelayClock time.Time // first unsent change, if any
 	lastData      time.Time // the last frame with a non-empty diff
+	quick         int       // data frames in a run sent at once (see countRun)
 	idleSend      bool      // new data goes out at once on an idle path (PacingGosh)
 	sentIdle      bool      // the last Tick sent new data so
 
@@ -94,6 +95,7 @@ func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	diff = s.prospectiveResend(diff)
 	s.sentIdle = len(diff) > 0 && s.idleSend
 	if len(diff) > 0 {
+		s.countRun(now)
 		s.mindelayClock = time.Time{}
 		return s.sendData(now, diff), true
 	}
@@ -144,7 +146,7 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 		switch {
 		case s.pacing != PacingGosh || s.deferrable():
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
-		case s.pathIdle(now):
+		case s.pathIdle(now, interval):
 			s.nextSend = s.mindelayClock.Add(s.idleDelay)
 			s.idleSend = true
 		case s.path.windowFull():

@@ -102,7 +102,11 @@ func TestTimingFrameRate(t *testing.T) {
 				s.run(time.Millisecond)
 			}
 			frames := sendsAfter(*log, false, start)
-			for i := 1; i < len(frames); i++ {
+			first := 1
+			if pacing == ssp.PacingGosh {
+				first = ssp.PaceQuickFrames // a run's first frames leave at once
+			}
+			for i := first; i < len(frames); i++ {
 				gap := frames[i].at.Sub(frames[i-1].at)
 				if pacing == ssp.PacingMosh && gap < frames[i].interval || gap < ssp.SendIntervalMin {
 					t.Fatalf("%v, delay %v: frames %d and %d %v apart, send interval %v", pacing, delay, i-1, i, gap, frames[i].interval)
@@ -320,5 +324,47 @@ func TestTimingLossRedundancy(t *testing.T) {
 	}
 	if within[ssp.PacingGosh] < keys*3/4 || within[ssp.PacingMosh] > keys*2/3 {
 		t.Errorf("keys echoed within a round trip over 29 %% loss: gosh's pacing %d, Mosh's %d of %d; want at least 3/4 and at most 2/3", within[ssp.PacingGosh], within[ssp.PacingMosh], keys)
+	}
+}
+
+// TestTimingCommandOutput: Enter's echo, then the command's output 3 ms
+// later (the program starting), then more output 2 ms after that. With
+// gosh's pacing the echo leaves at once and the first output 1 ms after
+// it appears, without waiting a frame interval; the next output is paced
+// (a run has at most PaceQuickFrames frames). With Mosh's, one frame
+// SEND_MINDELAY (8 ms) after the echo carries all three.
+func TestTimingCommandOutput(t *testing.T) {
+	for _, pacing := range []ssp.Pacing{ssp.PacingGosh, ssp.PacingMosh} {
+		s := newSim(t, 4, lan, lan, ssp.Config{Pacing: pacing})
+		log := recordSends(t, s)
+		for range 10 { // typing and echo: round-trip samples both ways
+			s.client.Current().Append([]byte("k"))
+			s.run(100 * time.Millisecond)
+			s.server.Current().Append([]byte("e"))
+			s.run(100 * time.Millisecond)
+		}
+		s.run(time.Second)
+		start := s.now
+		for _, at := range []time.Duration{0, 3 * time.Millisecond, 5 * time.Millisecond} {
+			s.run(start.Add(at).Sub(s.now))
+			s.server.Current().Append([]byte("out"))
+			s.tickAll()
+		}
+		s.run(time.Second)
+		var frames []time.Duration
+		for _, f := range sendsAfter(*log, false, start) {
+			if len(f.in.Diff) > 0 {
+				frames = append(frames, f.at.Sub(start))
+			}
+		}
+		var want []time.Duration
+		if pacing == ssp.PacingGosh {
+			want = []time.Duration{ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer, 4*time.Millisecond + ssp.SendIntervalMin}
+		} else {
+			want = []time.Duration{ssp.ServerSendMinDelay}
+		}
+		if !slices.Equal(frames, want) {
+			t.Errorf("%v: frames at %v, want %v", pacing, frames, want)
+		}
 	}
 }
