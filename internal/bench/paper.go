@@ -158,43 +158,44 @@ func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64
 		return err
 	}
 	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s)\n", strings.TrimSpace(floodCommand), floodRun, link.Name, link.Description)
-	fmt.Fprintf(out, "%-16s %s\n", "transport", "Ctrl-C to prompt")
+	fmt.Fprintf(out, "%-16s %-16s %s\n", "transport", "Ctrl-C to prompt", "bottleneck queue (max)")
 	for i, name := range with {
-		d, err := floodOnce(ctx, tb, name, link, seed+uint64(i)*7, progress)
+		d, q, err := floodOnce(ctx, tb, name, link, seed+uint64(i)*7, progress)
 		switch {
 		case err != nil:
 			fmt.Fprintf(out, "%-16s %s\n", name, err)
 		case d < 0:
-			fmt.Fprintf(out, "%-16s not within %v\n", name, promptWait)
+			fmt.Fprintf(out, "%-16s %-16s %.0f ms\n", name, fmt.Sprintf("not within %v", promptWait), q.Seconds()*1000)
 		default:
-			fmt.Fprintf(out, "%-16s %.3f s\n", name, d.Seconds())
+			fmt.Fprintf(out, "%-16s %-16s %.0f ms\n", name, fmt.Sprintf("%.3f s", d.Seconds()), q.Seconds()*1000)
 		}
 	}
 	return nil
 }
 
 // floodOnce returns the time from Ctrl-C to the prompt (negative if it did
-// not come back), or why the transport could not run.
-func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, error) {
+// not come back) and the longest queueing delay at the link's bottleneck,
+// or why the transport could not run.
+func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Profile, seed uint64, progress io.Writer) (time.Duration, time.Duration, error) {
 	lv, err := tb.open(ctx, "flood", name, link, seed, progress)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer lv.close()
 	m := lv.screen()
 	if err := lv.typeKeys([]byte(floodCommand)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	time.Sleep(floodRun)
 	t0 := time.Now()
 	if err := lv.typeKeys([]byte("\x03")); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	at := m.waitFor(promptWait, atPrompt)
 	if at.IsZero() {
-		return -1, nil
+		return -1, lv.queue(), nil
 	}
-	return at.Sub(t0), nil
+	return at.Sub(t0), lv.queue(), nil
 }
 
 // atPrompt reports whether the cursor is just after an empty prompt.

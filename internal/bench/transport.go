@@ -44,6 +44,9 @@ type live interface {
 	// wire returns the bytes that crossed the link so far, both ways
 	// (IP packets for ssh, UDP payloads for gosh and mosh).
 	wire() int64
+	// queue returns the longest time a packet spent in the link's
+	// bottleneck so far, either way (waiting and being transmitted).
+	queue() time.Duration
 	// roam makes the client appear at a new address, as after a move to
 	// another network; it reports false if the transport cannot follow.
 	roam() bool

@@ -101,7 +101,10 @@ func (g *goshLive) typeKeys(b []byte) error {
 func (g *goshLive) screen() *mirror { return g.m }
 func (g *goshLive) note() string    { return "" }
 func (g *goshLive) wire() int64     { return udpWire(g.relay.Stats()) }
-func (g *goshLive) roam() bool      { return g.relay.Rebind() == nil }
+func (g *goshLive) queue() time.Duration {
+	return relayQueue(g.relay.Stats())
+}
+func (g *goshLive) roam() bool { return g.relay.Rebind() == nil }
 
 func (g *goshLive) close() {
 	g.cancel()
@@ -217,6 +220,14 @@ func (s *sshLive) wire() int64 {
 	return n
 }
 
+func (s *sshLive) queue() time.Duration {
+	var q time.Duration
+	for _, p := range s.pipes {
+		q = max(q, p.Stats().MaxQueueDelay)
+	}
+	return q
+}
+
 // roam: a TCP connection is bound to the client's old address, so after a
 // move nothing of it arrives any more (the packets go to, and come from,
 // an address that is gone). SSH cannot follow.
@@ -323,7 +334,10 @@ func (mo *moshLive) typeKeys(b []byte) error {
 func (mo *moshLive) screen() *mirror { return mo.m }
 func (mo *moshLive) note() string    { return moshVersion() }
 func (mo *moshLive) wire() int64     { return udpWire(mo.relay.Stats()) }
-func (mo *moshLive) roam() bool      { return mo.relay.Rebind() == nil }
+func (mo *moshLive) queue() time.Duration {
+	return relayQueue(mo.relay.Stats())
+}
+func (mo *moshLive) roam() bool { return mo.relay.Rebind() == nil }
 
 func (mo *moshLive) close() {
 	if mo.client != nil {
@@ -345,6 +359,11 @@ const udpHeaders = 28
 // counted where they were sent: payload and IPv4 and UDP headers.
 func udpWire(s linkem.RelayStats) int64 {
 	return int64(s.Up.OfferedBytes + s.Down.OfferedBytes + udpHeaders*(s.Up.Offered+s.Down.Offered))
+}
+
+// relayQueue is the longer of a relay's two bottleneck queueing delays.
+func relayQueue(s linkem.RelayStats) time.Duration {
+	return max(s.Up.MaxQueueDelay, s.Down.MaxQueueDelay)
 }
 
 // moshVersion is mosh-server's version line.

@@ -329,7 +329,7 @@ func TestTimingLossRedundancy(t *testing.T) {
 
 // TestTimingCommandOutput: Enter's echo, then the command's output 3 ms
 // later (the program starting), then more output 2 ms after that. With
-// gosh's pacing the echo leaves at once and the first output 1 ms after
+// gosh's pacing the echo leaves at once and the first output as soon as
 // it appears, without waiting a frame interval; the next output is paced
 // (a run has at most PaceQuickFrames frames). With Mosh's, one frame
 // SEND_MINDELAY (8 ms) after the echo carries all three.
@@ -359,7 +359,7 @@ func TestTimingCommandOutput(t *testing.T) {
 		}
 		var want []time.Duration
 		if pacing == ssp.PacingGosh {
-			want = []time.Duration{ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer, 4*time.Millisecond + ssp.SendIntervalMin}
+			want = []time.Duration{ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer + ssp.SendIntervalMin}
 		} else {
 			want = []time.Duration{ssp.ServerSendMinDelay}
 		}
