@@ -109,14 +109,14 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 }
 
 // lossWeight is the weight of each of the peer's sequence numbers in the
-// loss estimate (an average over some 16 datagrams).
-const lossWeight = 1.0 / 16
+// loss estimate (an average over some 32 datagrams: one loss is 3 %).
+const lossWeight = 1.0 / 32
 
 // countLoss folds the newest datagram into the loss estimate, after
-// missing skipped sequence numbers (only the last 16 of a long gap count:
+// missing skipped sequence numbers (only the last 32 of a long gap count:
 // an outage is not loss).
 func (l *link) countLoss(missing uint64) {
-	for range min(missing, 16) {
+	for range min(missing, 32) {
 		l.loss += lossWeight * (1 - l.loss)
 	}
 	l.loss -= lossWeight * l.loss

@@ -133,25 +133,33 @@ type floodCase struct {
 	noisy bool
 	cols  int
 	rows  int
+	slow  float64 // if set, the downlink's rate (bit/s) from 2 s into the flood
 }
 
-func (c floodCase) name() string { return fmt.Sprintf("%s/%dx%d", c.link, c.cols, c.rows) }
+func (c floodCase) name() string {
+	if c.slow > 0 {
+		return fmt.Sprintf("%s/%dx%d/slowed-to-%.0fkbit", c.link, c.cols, c.rows, c.slow/1000)
+	}
+	return fmt.Sprintf("%s/%dx%d", c.link, c.cols, c.rows)
+}
 
 // TestPacingFlood: a flood of output over slow, changing and lossy links,
 // then Ctrl-C. With gosh's pacing the states in between are skipped as
 // with Mosh's; on CS244's 3G link the bottleneck's queueing delay stays
 // within a round trip and one frame's transmission (a link too slow for
-// the frames widens the gap and fills the window), and the prompt after
+// the frames widens the gap and fills the window), also when the link
+// slows to 50 kbit/s halfway through the flood, and the prompt after
 // the Ctrl-C comes back within a round trip and a little (Mosh's waits up
 // to half a round trip more for its frame); over Sprout's cellular model
 // the queue is no longer than with Mosh's pacing, and 29 % loss each way
 // does not cut the frame rate below Mosh's.
 func TestPacingFlood(t *testing.T) {
 	cases := []floodCase{
-		{"cs244-3g", false, 80, 24},
-		{"cs244-3g", true, 200, 60},
-		{"cellular", true, 200, 60},
-		{"loss50", false, 80, 24},
+		{"cs244-3g", false, 80, 24, 0},
+		{"cs244-3g", false, 80, 24, 50e3},
+		{"cs244-3g", true, 200, 60, 0},
+		{"cellular", true, 200, 60, 0},
+		{"loss50", false, 80, 24, 0},
 	}
 	type result struct {
 		queue  time.Duration
@@ -179,12 +187,23 @@ func TestPacingFlood(t *testing.T) {
 				keys := s.server.Remote().Total()
 				r := rand.New(rand.NewPCG(1, 2))
 				n, start, frames0 := 0, s.now, s.frames
-				s.run(4*time.Second, func() { // 10 lines a millisecond
+				feed := func() { // 10 lines a millisecond
 					for range 10 {
 						n++
 						s.server.Current().Feed([]byte(floodLine(n, tc.cols, tc.noisy, r)), nil)
 					}
-				})
+				}
+				rate := prof.Down.Rate
+				if tc.slow > 0 {
+					s.run(2*time.Second, feed)
+					cfg := prof.Down
+					cfg.Rate = tc.slow
+					s.down.SetConfig(s.now, cfg)
+					rate = tc.slow
+					s.run(2*time.Second, feed)
+				} else {
+					s.run(4*time.Second, feed)
+				}
 				flood := s.now.Sub(start)
 				frames := s.frames - frames0
 				queue := s.down.Stats().MaxQueueDelay
@@ -226,11 +245,11 @@ func TestPacingFlood(t *testing.T) {
 				switch tc.link {
 				case "cs244-3g":
 					// A frame alone queues for its transmission time.
-					frameTime := time.Duration(float64(s.biggest*8) / prof.Down.Rate * float64(time.Second))
+					frameTime := time.Duration(float64(s.biggest*8) / rate * float64(time.Second))
 					if queue > rtt+frameTime {
 						t.Errorf("the bottleneck's queue reached %v, more than a round trip (%v) and the largest frame's transmission (%v)", queue, rtt, frameTime)
 					}
-					if !tc.noisy && took > rtt+100*time.Millisecond {
+					if !tc.noisy && tc.slow == 0 && took > rtt+100*time.Millisecond {
 						t.Errorf("Ctrl-C to prompt took %v, want within a round trip (%v) and 100 ms", took, rtt)
 					}
 				case "loss50": // loss must not collapse the frame rate
