@@ -246,11 +246,11 @@ func (p *pathDelay) acked(now time.Time, cum uint64) {
 }
 
 // window returns how many unacknowledged bytes PacingGosh lets a flood
-// have in flight: twice what the path delivers in its smallest round trip,
-// plus what arrives while the peer delays its ack; at least PaceIdleBytes.
-// Frames beyond it would only wait in the bottleneck's queue.
+// have in flight: what the path delivers in its smallest round trip plus
+// the peer's ack delay; at least PaceIdleBytes. Frames beyond it would
+// only wait in the bottleneck's queue.
 func (p *pathDelay) window() uint64 {
-	w := p.rate * (2*p.minRTT + AckDelay).Seconds()
+	w := p.rate * (p.minRTT + AckDelay).Seconds()
 	return max(PaceIdleBytes, uint64(w))
 }
 
