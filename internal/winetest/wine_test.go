@@ -128,8 +128,12 @@ func testClientSession(t *testing.T, w *wine, root, bin, overlay string) {
 	tm := e2etest.NewTmux(t, 100, 30, append(slices.Clone(w.vars), "MOSH_KEY="+srv.Key),
 		w.loader, client, "connect", "--direct", "127.0.0.1", strconv.Itoa(int(srv.Port)))
 	// The session is up once the client paints the prompt (keys typed
-	// before Wine has made the console are lost).
+	// before Wine has made the console are lost). On a loaded machine
+	// Wine's console input can lag its first output: a CI run lost every
+	// key typed at once (and none in many runs alone), so give it a
+	// moment.
 	tm.WaitForText(60*time.Second, "wine")
+	time.Sleep(2 * time.Second)
 	marker := filepath.Join(t.TempDir(), "typed")
 	tm.Send("echo hello-$((6*7)) > " + marker + "; stty size >> " + marker)
 	tm.SendKey("Enter")
