@@ -33,7 +33,7 @@ type sender[S State[S]] struct {
 	lastData      time.Time // the last frame with a non-empty diff
 	quick         int       // data frames in a run sent at once (see countRun)
 	idleSend      bool      // new data goes out at once on an idle path (PacingGosh)
-	sentIdle      bool      // the last Tick sent new data so
+	sentIdle      bool      // the last Tick's new data went out at once on an idle path
 
 	ackNum         uint64 // newest peer state received
 	lastAckSent    uint64 // AckNum of the last instruction
@@ -299,26 +299,31 @@ func (s *sender[S]) wireSent(n int) {
 	s.sent[len(s.sent)-1].cum = s.path.sentWire
 }
 
-// ackArrived feeds the delivery rate with the peer's ack of state num at
-// now, before processAck.
+// ackArrived is processAck for an ack that arrived at now: it also feeds
+// the delivery rate.
 func (s *sender[S]) ackArrived(now time.Time, num uint64) {
+	if i := s.sentIndex(num); i >= 0 {
+		s.path.acked(now, s.sent[i].cum)
+		s.dropSent(i)
+	}
+}
+
+// sentIndex returns the index of sent state num, or -1.
+func (s *sender[S]) sentIndex(num uint64) int {
 	for i := range s.sent {
 		if s.sent[i].num == num {
-			s.path.acked(now, s.sent[i].cum)
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // processAck handles the peer's acknowledgement of state num: if num is a
 // held sent state, it becomes the known receiver state and older ones are
 // dropped. Unknown numbers are ignored.
 func (s *sender[S]) processAck(num uint64) {
-	for i := range s.sent {
-		if s.sent[i].num == num {
-			s.dropSent(i)
-			return
-		}
+	if i := s.sentIndex(num); i >= 0 {
+		s.dropSent(i)
 	}
 }
 

@@ -301,7 +301,6 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 	}
 	t.peerCaps = in.GoshCaps
 	t.sender.ackArrived(now, in.AckNum)
-	t.sender.processAck(in.AckNum)
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
 	defer t.sender.calculateTimers(now)
