@@ -17,8 +17,8 @@ import (
 //
 // gosh's rule (PacingGosh) has two parts.
 //
-// On an idle path it sends at once (IdleSendDelayServer,
-// IdleSendDelayClient); and when a twentieth or more
+// On an idle path it sends at once, without a collection delay; and when
+// a twentieth or more
 // of the peer's datagrams are lost on the way (redundantLoss), a frame
 // that fits one datagram goes out twice, as a retransmission would but
 // without waiting for the timeout. The path is idle when no frame with
@@ -64,15 +64,12 @@ const (
 )
 
 const (
-	// IdleSendDelayServer and IdleSendDelayClient are the collection
-	// delays of PacingGosh on an idle path: none. A keystroke comes in one
+	// An idle path has no collection delay: a keystroke comes in one
 	// read of the terminal and its echo in one read of the pty; output
 	// that comes in more reads goes in the next frame of the run
 	// (PaceQuickFrames). A timer under a millisecond would cost a whole
 	// one (measured over the lan link: a 500 µs delay gave a 3.0 ms median
 	// echo, as 1 ms did; none gives 2.0 ms, ssh 1.8 ms).
-	IdleSendDelayServer = 0
-	IdleSendDelayClient = 0
 
 	// PaceIdleFrames and PaceIdleBytes bound what PacingGosh may have in
 	// flight (sent within RTO + AckDelay and unacknowledged) and still

@@ -16,16 +16,15 @@ import "time"
 // All times are the caller's `now`; a zero time.Time means "never".
 // A sender is not safe for concurrent use.
 type sender[S State[S]] struct {
-	current   S
-	sent      []sentState[S] // never empty; ascending numbers
-	assumed   int            // index into sent
-	rtt       *RTT
-	path      pathDelay // PacingGosh's flood gap
-	minDelay  time.Duration
-	pacing    Pacing
-	idleDelay time.Duration // PacingGosh's collection delay on an idle path
-	policy    float64       // probability of diffing from the known state
-	rand      *randSource
+	current  S
+	sent     []sentState[S] // never empty; ascending numbers
+	assumed  int            // index into sent
+	rtt      *RTT
+	path     pathDelay // PacingGosh's flood gap
+	minDelay time.Duration
+	pacing   Pacing
+	policy   float64 // probability of diffing from the known state
+	rand     *randSource
 
 	nextAck       time.Time // never zero
 	nextSend      time.Time
@@ -59,18 +58,17 @@ type sentState[S any] struct {
 // copied) and whose state 0 is a clone of it. rtt supplies the RTO and
 // frame interval; minDelay is SEND_MINDELAY; policy is the probability of
 // diffing from the known receiver state (see [Config]).
-func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, pacing Pacing, idleDelay time.Duration, policy float64, rs *randSource) *sender[S] {
+func newSender[S State[S]](initial S, now time.Time, rtt *RTT, minDelay time.Duration, pacing Pacing, policy float64, rs *randSource) *sender[S] {
 	return &sender[S]{
-		current:   initial,
-		sent:      []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
-		rtt:       rtt,
-		minDelay:  minDelay,
-		pacing:    pacing,
-		idleDelay: idleDelay,
-		policy:    policy,
-		rand:      rs,
-		nextAck:   now, // the first opportunity sends
-		nextSend:  now,
+		current:  initial,
+		sent:     []sentState[S]{{at: now, num: 0, state: initial.Clone()}},
+		rtt:      rtt,
+		minDelay: minDelay,
+		pacing:   pacing,
+		policy:   policy,
+		rand:     rs,
+		nextAck:  now, // the first opportunity sends
+		nextSend: now,
 	}
 }
 
@@ -147,7 +145,7 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 		case s.pacing != PacingGosh || s.deferrable():
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
 		case s.pathIdle(now, interval):
-			s.nextSend = s.mindelayClock.Add(s.idleDelay)
+			s.nextSend = s.mindelayClock
 			s.idleSend = true
 		case s.path.windowFull():
 			// Wait for an ack (which recalculates), or resend when the

@@ -23,7 +23,7 @@ type senderHarness struct {
 
 func newSenderHarness(t *testing.T, minDelay time.Duration, policy float64) *senderHarness {
 	h := &senderHarness{t: t, rtt: NewRTT(), now: t0}
-	h.s = newSender(ssptest.NewLog(), t0, &h.rtt, minDelay, PacingMosh, 0, policy, newRandSource(bytes.NewReader(nil)))
+	h.s = newSender(ssptest.NewLog(), t0, &h.rtt, minDelay, PacingMosh, policy, newRandSource(bytes.NewReader(nil)))
 	return h
 }
 

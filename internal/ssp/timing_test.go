@@ -46,15 +46,14 @@ var lan = linkModel{delay: 15 * time.Millisecond} // 30 ms RTT, no loss
 // TestTimingFirstFrame: with Mosh's pacing, a change of the server's
 // state goes out ServerSendMinDelay (8 ms) later when the frame interval
 // has passed, and a client's change ClientSendMinDelay (1 ms) later; with
-// gosh's, on an idle path, IdleSendDelayServer (1 ms) and
-// IdleSendDelayClient (at once).
+// gosh's, on an idle path, at once on both.
 func TestTimingFirstFrame(t *testing.T) {
 	for _, pc := range []struct {
 		pacing         ssp.Pacing
 		server, client time.Duration
 	}{
 		{ssp.PacingMosh, ssp.ServerSendMinDelay, ssp.ClientSendMinDelay},
-		{ssp.PacingGosh, ssp.IdleSendDelayServer, ssp.IdleSendDelayClient},
+		{ssp.PacingGosh, 0, 0},
 	} {
 		s := newSim(t, 1, lan, lan, ssp.Config{Pacing: pc.pacing})
 		log := recordSends(t, s)
@@ -359,7 +358,7 @@ func TestTimingCommandOutput(t *testing.T) {
 		}
 		var want []time.Duration
 		if pacing == ssp.PacingGosh {
-			want = []time.Duration{ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer, 3*time.Millisecond + ssp.IdleSendDelayServer + ssp.SendIntervalMin}
+			want = []time.Duration{0, 3 * time.Millisecond, 3*time.Millisecond + ssp.SendIntervalMin}
 		} else {
 			want = []time.Duration{ssp.ServerSendMinDelay}
 		}

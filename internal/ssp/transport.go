@@ -133,11 +133,7 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	if cfg.Server {
 		t.link.dir = gcrypto.ToClient
 	}
-	idle := time.Duration(IdleSendDelayClient)
-	if cfg.Server {
-		idle = IdleSendDelayServer
-	}
-	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, idle, cfg.KnownStateProbability, t.rand)
+	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, cfg.KnownStateProbability, t.rand)
 	t.receiver = newReceiver(remote, now)
 	t.link.onRTT = func(now time.Time, sample time.Duration) {
 		t.sender.path.sample(now, sample, t.link.rtt.SendInterval())
