@@ -31,6 +31,7 @@ type Engine struct {
 	// Inputs from the session loop.
 	link       Link      // the newest Link given
 	typedFrame uint64    // the frame of the newest typed bytes: link.Sent+1 at NewUserInput
+	shown      bool      // every key of the last NewUserInput is predicted and displayed (Shown)
 	now        time.Time // of the last Cull
 
 	// Decoding of typed bytes.

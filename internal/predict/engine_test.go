@@ -11,15 +11,15 @@ func TestShellPrompt(t *testing.T) {
 	s.run([]step{
 		{at: 0, host: "$ ", show: []string{"$"}, cur: [2]int{2, 0}},
 		// The first keystroke of the session is tentative: not shown.
-		{at: 1000, keys: "l", show: []string{"$"}, cur: [2]int{2, 0}},
-		{at: 1150, keys: "s", show: []string{"$"}, cur: [2]int{2, 0}},
+		{at: 1000, keys: "l", show: []string{"$"}, cur: [2]int{2, 0}, shown: notShown},
+		{at: 1150, keys: "s", show: []string{"$"}, cur: [2]int{2, 0}, shown: notShown},
 		// The echo of "l" arrives, not yet echo-acked.
 		{at: 1500, host: "l", acked: 1, echo: 0, show: []string{"$ l"}, cur: [2]int{3, 0}},
 		// The echo ack confirms "l": the epoch is shown, "s" was already echoed.
 		{at: 1650, host: "s", acked: 2, echo: 1, show: []string{"$ ls"}, cur: [2]int{4, 0}},
 		// From now on typing shows at once, underlined (slow link).
-		{at: 1800, keys: " ", show: []string{"$ ls"}, cur: [2]int{5, 0}},
-		{at: 1950, keys: "-", show: []string{"$ ls -"}, ul: []string{"     _"}, cur: [2]int{6, 0}},
+		{at: 1800, keys: " ", show: []string{"$ ls"}, cur: [2]int{5, 0}, shown: isShown},
+		{at: 1950, keys: "-", show: []string{"$ ls -"}, ul: []string{"     _"}, cur: [2]int{6, 0}, shown: isShown},
 		{at: 2100, keys: "l", show: []string{"$ ls -l"}, ul: []string{"     __"}, cur: [2]int{7, 0}},
 		// The server's echo replaces the predictions.
 		{at: 2300, host: " -", acked: 4, echo: 2, show: []string{"$ ls -l"}, ul: []string{"      _"}, cur: [2]int{7, 0}},
@@ -42,12 +42,12 @@ func TestPasswordPrompt(t *testing.T) {
 		{at: 0, host: "$ ", show: []string{"$"}, cur: [2]int{2, 0}},
 		{at: 1000, keys: "s", show: []string{"$"}, cur: [2]int{2, 0}},
 		{at: 1500, host: "s", acked: 1, echo: 1, show: []string{"$ s"}, cur: [2]int{3, 0}},
-		{at: 1600, keys: "u", show: []string{"$ su"}, ul: []string{"   _"}, cur: [2]int{4, 0}},
+		{at: 1600, keys: "u", show: []string{"$ su"}, ul: []string{"   _"}, cur: [2]int{4, 0}, shown: isShown},
 		{at: 1700, keys: "d", show: []string{"$ sud"}, ul: []string{"   __"}, cur: [2]int{5, 0}},
 		{at: 1800, keys: "o", show: []string{"$ sudo"}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
 		// Enter: what follows is hidden until the server confirms it.
-		{at: 1900, keys: "\r", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
-		{at: 2000, keys: "u", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}},
+		{at: 1900, keys: "\r", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}, shown: notShown},
+		{at: 2000, keys: "u", show: []string{"$ sudo", ""}, ul: []string{"   ___"}, cur: [2]int{6, 0}, shown: notShown},
 		{at: 2100, host: "udo", acked: 4, echo: 3, show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
 		{at: 2150, keys: "p", show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
 		{at: 2300, keys: "a", show: []string{"$ sudo", ""}, cur: [2]int{6, 0}},
@@ -67,5 +67,17 @@ func TestPasswordPrompt(t *testing.T) {
 		{at: 3650, host: "", acked: 14, echo: 13, show: []string{"$ sudo", prompt, ""}, cur: [2]int{26, 1}},
 		{at: 3900, host: "\r\nSorry, try again.\r\n$ ", acked: 15, echo: 15,
 			show: []string{"$ sudo", prompt, "Sorry, try again.", "$"}, cur: [2]int{2, 3}},
+	})
+}
+
+// TestShownNever: with prediction off nothing typed is ever reported
+// shown, even in a confirmed epoch, so every key is sent at once.
+func TestShownNever(t *testing.T) {
+	s := newSim(t, 20, 4, Never, false)
+	s.run([]step{
+		{at: 0, host: "$ ", show: []string{"$"}, cur: [2]int{2, 0}},
+		{at: 1000, keys: "l", show: []string{"$"}, cur: [2]int{2, 0}, shown: notShown},
+		{at: 1500, host: "l", acked: 1, echo: 1, show: []string{"$ l"}, cur: [2]int{3, 0}},
+		{at: 1800, keys: "s", show: []string{"$ l"}, cur: [2]int{3, 0}, shown: notShown},
 	})
 }

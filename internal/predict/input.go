@@ -45,6 +45,7 @@ func (k *key) simple() bool { return k.kind <= keyRight }
 func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link Link) {
 	e.setLink(link)
 	e.typedFrame = link.Sent + 1
+	e.shown = false
 	if e.mode == Never || fb == nil || len(b) == 0 {
 		return
 	}
@@ -54,6 +55,7 @@ func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link 
 	e.cull(now, fb)
 	e.keys = e.decode(b, e.keys[:0])
 	frame := e.typedFrame
+	opaque := false
 	for i := range e.keys {
 		k := e.keys[i]
 		e.seq++
@@ -63,8 +65,17 @@ func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link 
 		}
 		e.predictKey(&k, fb)
 		e.remember(k)
+		opaque = opaque || k.opaque
 	}
+	e.shown = !opaque && e.showing() && e.predEpoch <= e.confEpoch
 }
+
+// Shown reports whether the user already sees the effect of every key of
+// the last NewUserInput: each was predicted, in a confirmed epoch, and
+// predictions are displayed. The session may then let those keys wait
+// for the next frame interval (vt.UserStream.PushShownKeys): their echo
+// only confirms what is on the screen.
+func (e *Engine) Shown() bool { return e.shown }
 
 // decode turns typed bytes into keys, appending to dst. Application-mode
 // cursor keys (ESC O C) are read as normal ones (ESC [ C), as in Mosh. An

@@ -114,7 +114,16 @@ type step struct {
 	ul   []string
 	// cur is the expected cursor (column, row).
 	cur [2]int
+	// shown, for a keys step, is what Engine.Shown must report:
+	// isShown or notShown (zero: not checked).
+	shown int8
 }
+
+// Values of step.shown.
+const (
+	isShown  int8 = 1
+	notShown int8 = -1
+)
 
 // run plays steps, checking the painted screen after each one.
 func (s *sim) run(steps []step) {
@@ -125,8 +134,11 @@ func (s *sim) run(steps []step) {
 		} else {
 			s.host(st.at, st.host, st.acked, st.echo)
 		}
-		v := render(s.paint())
 		what := fmt.Sprintf("step %d (t=%d ms, keys %q, host %q)", i, st.at, st.keys, st.host)
+		if st.shown != 0 && s.e.Shown() != (st.shown == isShown) {
+			s.t.Errorf("%s: Shown() = %v", what, s.e.Shown())
+		}
+		v := render(s.paint())
 		s.expect(what, v, st)
 	}
 }

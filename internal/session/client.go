@@ -74,6 +74,10 @@ type Predictor interface {
 	Apply(fb *vt.Framebuffer)
 	Reset()
 	NextDeadline() time.Time
+	// Shown reports whether the user already sees the effect of every
+	// key of the last NewUserInput (the keys may then wait for the next
+	// frame interval, sharing a datagram with the keys typed after them).
+	Shown() bool
 }
 
 // Errors RunClient returns for sessions that did not end cleanly.
@@ -120,6 +124,7 @@ type client struct {
 	escape    escapeFilter
 	out       []byte
 	keys      []byte // typed input waiting for room in the window
+	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
 	connected bool // a server state has arrived
 	cols      int
@@ -338,7 +343,11 @@ func (c *client) flushKeys() {
 	user := c.tr.Current()
 	for len(c.keys) > 0 && user.Held() < inputWindow {
 		n := min(len(c.keys), inputWindow-int(user.Held()))
-		user.PushKeys(c.keys[:n])
+		if c.keysShown {
+			user.PushShownKeys(c.keys[:n])
+		} else {
+			user.PushKeys(c.keys[:n])
+		}
 		c.keys = c.keys[n:]
 	}
 	if len(c.keys) == 0 {
@@ -440,9 +449,15 @@ func (c *client) typed(now time.Time, b []byte) {
 		send, act, rest := c.escape.Filter(nil, b)
 		b = rest
 		if len(send) > 0 {
+			shown := false
 			if !paste {
 				c.predict.NewUserInput(now, send, c.tr.Remote().Framebuffer(), c.link())
+				shown = c.predict.Shown()
 			}
+			if len(c.keys) == 0 {
+				c.keysShown = true
+			}
+			c.keysShown = c.keysShown && shown
 			if containsByte(send, 0x0c) { // Ctrl-L also repaints locally
 				c.repaint = true
 			}
@@ -548,3 +563,4 @@ func (noPredictor) Cull(time.Time, *vt.Framebuffer, predict.Link)               
 func (noPredictor) Apply(*vt.Framebuffer)                                         {}
 func (noPredictor) Reset()                                                        {}
 func (noPredictor) NextDeadline() time.Time                                       { return time.Time{} }
+func (noPredictor) Shown() bool                                                   { return false }

@@ -124,6 +124,19 @@ func (r *rig) serverSends(from, to time.Time) int {
 	return n
 }
 
+// clientSends returns how many datagrams the client sent in [from, to).
+func (r *rig) clientSends(from, to time.Time) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for at, c := range r.cliBursts {
+		if !at.Before(from) && at.Before(to) {
+			n += c
+		}
+	}
+	return n
+}
+
 // largestClientBurst returns the most datagrams the client sent at one
 // instant.
 func (r *rig) largestClientBurst() int {

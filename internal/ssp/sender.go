@@ -142,7 +142,14 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 			s.mindelayClock = now
 		}
 		switch {
-		case s.pacing != PacingGosh || s.deferrable():
+		case s.pacing != PacingGosh:
+			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+		case s.shown():
+			// Keys the user already sees wait for a frame that goes
+			// anyway (the ack of the peer's next frame), or two frame
+			// intervals.
+			s.nextSend = s.mindelayClock.Add(ShownWaitIntervals * interval)
+		case s.deferrable():
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
 		case s.pathIdle(now, interval):
 			s.nextSend = s.mindelayClock

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/vt"
 )
 
 const ms = time.Millisecond
@@ -339,5 +340,68 @@ func TestSenderAcksPeerShutdownPromptly(t *testing.T) {
 	}
 	if h.s.lastAckSent != ShutdownNum {
 		t.Error("lastAckSent not recorded")
+	}
+}
+
+// TestSenderShownKeys: under PacingGosh, keys the user already sees wait
+// ShownWaitIntervals frame intervals, or less when an ack goes anyway;
+// a key the user does not see takes them along at once. PacingMosh
+// ignores the difference.
+func TestSenderShownKeys(t *testing.T) {
+	var rtt RTT
+	newS := func(p Pacing) *sender[*vt.UserStream] {
+		rtt = NewRTT()
+		rtt.Update(500 * ms) // frame interval 250 ms
+		s := newSender(vt.NewUserStream(), t0, &rtt, ClientSendMinDelay, p, 0, newRandSource(bytes.NewReader(nil)))
+		s.Tick(t0) // the first empty ack
+		return s
+	}
+	// sendAt returns when s next sends from now on (within 2 s), acking it.
+	sendAt := func(s *sender[*vt.UserStream], now time.Time) (Instruction, time.Duration) {
+		t.Helper()
+		start := now
+		for now.Sub(start) < 2*time.Second {
+			if in, ok := s.Tick(now); ok {
+				s.processAck(in.NewNum)
+				return in, now.Sub(start)
+			}
+			next := s.NextDeadline()
+			if !next.After(now) {
+				t.Fatalf("deadline %v does not advance", next.Sub(t0))
+			}
+			now = next
+		}
+		t.Fatal("nothing sent within 2 s")
+		return Instruction{}, 0
+	}
+
+	s := newS(PacingGosh)
+	now := t0.Add(time.Second)
+	s.Current().PushShownKeys([]byte("a"))
+	if in, d := sendAt(s, now); d != ShownWaitIntervals*250*ms || !bytes.HasSuffix(in.Diff, []byte("a")) {
+		t.Errorf("a shown key left after %v in %x, want after %v", d, in.Diff, ShownWaitIntervals*250*ms)
+	}
+
+	now = t0.Add(3 * time.Second)
+	s.Current().PushShownKeys([]byte("b"))
+	s.peerState(now, 7, true) // the peer's frame must be acked within AckDelay
+	if in, d := sendAt(s, now); d != AckDelay || in.AckNum != 7 || !bytes.HasSuffix(in.Diff, []byte("b")) {
+		t.Errorf("a shown key with an ack due left after %v (ack %d, diff %x), want with the ack of 7 after %v", d, in.AckNum, in.Diff, AckDelay)
+	}
+
+	now = t0.Add(5 * time.Second)
+	s.Current().PushShownKeys([]byte("c"))
+	s.Tick(now)
+	now = now.Add(5 * ms)
+	s.Current().PushKeys([]byte("\r"))
+	if in, d := sendAt(s, now); d != 0 || !bytes.HasSuffix(in.Diff, []byte("c\r")) {
+		t.Errorf("Enter after a shown key left after %v in %x, want at once with both", d, in.Diff)
+	}
+
+	s = newS(PacingMosh)
+	now = t0.Add(time.Second)
+	s.Current().PushShownKeys([]byte("a"))
+	if _, d := sendAt(s, now); d != ClientSendMinDelay {
+		t.Errorf("PacingMosh: a shown key left after %v, want SEND_MINDELAY %v", d, ClientSendMinDelay)
 	}
 }

@@ -31,9 +31,10 @@ func (s userSeg) events() uint64 {
 //
 // A UserStream is not safe for concurrent use.
 type UserStream struct {
-	base  uint64 // absolute position of the first held event
-	total uint64 // events ever appended
-	segs  []userSeg
+	base   uint64 // absolute position of the first held event
+	total  uint64 // events ever appended
+	urgent uint64 // events before this position may not wait (see Shown)
+	segs   []userSeg
 }
 
 // NewUserStream returns an empty stream.
@@ -50,6 +51,15 @@ func (s *UserStream) Footprint() int {
 
 // PushKeys appends typed bytes (copied).
 func (s *UserStream) PushKeys(b []byte) {
+	s.PushShownKeys(b)
+	s.urgent = s.total
+}
+
+// PushShownKeys appends typed bytes (copied) whose effect the client
+// already shows: its prediction engine displays them. Such keys may wait
+// for the next frame interval, to share a datagram with the keys typed
+// after them (see [UserStream.Shown]).
+func (s *UserStream) PushShownKeys(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -65,6 +75,14 @@ func (s *UserStream) PushKeys(b []byte) {
 func (s *UserStream) PushResize(cols, rows int) {
 	s.segs = append(s.segs, userSeg{resize: true, cols: cols, rows: rows})
 	s.total++
+	s.urgent = s.total
+}
+
+// Shown reports whether s extends sent (a prefix of it) by keys pushed
+// with PushShownKeys alone: a change the user already sees, which ssp's
+// gosh pacing lets wait for a frame that goes anyway (ssp.Shown).
+func (s *UserStream) Shown(sent *UserStream) bool {
+	return s.total > sent.total && sent.total >= s.urgent
 }
 
 // Total returns the number of events ever appended (an absolute position).
@@ -111,7 +129,7 @@ func (s *UserStream) walk(from uint64, fn func(userSeg)) {
 // Clone returns a copy of s. Key bytes are shared; both copies only ever
 // append beyond their own length.
 func (s *UserStream) Clone() *UserStream {
-	c := &UserStream{base: s.base, total: s.total, segs: make([]userSeg, len(s.segs))}
+	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, segs: make([]userSeg, len(s.segs))}
 	for i, seg := range s.segs {
 		seg.keys = seg.keys[:len(seg.keys):len(seg.keys)]
 		c.segs[i] = seg

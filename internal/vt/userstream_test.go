@@ -272,3 +272,37 @@ func BenchmarkUserStreamEqual(b *testing.B) {
 		}
 	}
 }
+
+// TestUserStreamShown: a stream extends a sent one by shown keys only
+// when nothing else (keys pushed with PushKeys, a resize) came after it.
+func TestUserStreamShown(t *testing.T) {
+	s := vt.NewUserStream()
+	s.PushKeys([]byte("a"))
+	sent := s.Clone()
+	if s.Shown(sent) {
+		t.Error("Shown with nothing new")
+	}
+	s.PushShownKeys([]byte("bc"))
+	if !s.Shown(sent) {
+		t.Error("shown keys after the sent state: Shown = false")
+	}
+	if !s.Clone().Shown(sent) {
+		t.Error("a clone forgot which keys are shown")
+	}
+	s.PushKeys([]byte("\r"))
+	if s.Shown(sent) {
+		t.Error("a key that is not shown after the sent state: Shown = true")
+	}
+	sent = s.Clone()
+	s.PushShownKeys([]byte("d"))
+	s.PushResize(100, 30)
+	if s.Shown(sent) {
+		t.Error("a resize after the sent state: Shown = true")
+	}
+	sent = s.Clone()
+	s.PushShownKeys([]byte("e"))
+	s.Subtract(sent)
+	if !s.Shown(sent) || s.Diff(sent) == nil {
+		t.Error("after Subtract the shown key is lost")
+	}
+}
