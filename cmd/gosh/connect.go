@@ -13,6 +13,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bootstrap"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/session"
 )
 
 // ConnectOptions is everything "gosh connect" was asked to do.
@@ -72,6 +73,11 @@ type ConnectOptions struct {
 	// Pacing is when keystrokes (and, from a gosh server, screen updates)
 	// are sent.
 	Pacing ssp.Pacing
+	// Transport says whether the session may be carried over SSH when
+	// UDP is blocked (--transport).
+	Transport session.TransportMode
+	// ForwardAgent forwards the SSH agent to the server (-A).
+	ForwardAgent bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -131,6 +137,8 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.BoolVarP(&o.PredictOverwrite, "predict-overwrite", "o", false, "predicted characters overwrite instead of inserting")
 	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
 	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
+	f.BoolVarP(&o.ForwardAgent, "forward-agent", "A", false, "forward the SSH agent ($SSH_AUTH_SOCK) to the session's programs, as ssh -A (needs a gosh server; ssh_config's ForwardAgent also asks for it)")
+	f.Var(&o.Transport, "transport", "how datagrams reach the server: auto (UDP; over the SSH connection while nothing comes back over UDP), udp (never over SSH) or tcp (always over SSH); SSH needs gosh on the remote and the built-in client (not --ssh)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
 	f.StringVar(&o.RemoteBinary, "remote-binary", "", "gosh binary to upload to the remote (for another OS or architecture)")
 	f.StringVar(&o.BinaryCache, "binary-cache", "", "directory of gosh-<os>-<arch> binaries for other platforms (default $GOSH_BINARY_CACHE, else gosh/VERSION in the user cache directory: ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows; see gosh server install)")
@@ -197,6 +205,9 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	}
 	if o.ConnectTimeout < 0 {
 		return usagef("%s: negative --connect-timeout", name)
+	}
+	if o.Transport == session.TransportTCP && (o.Local || o.Direct || o.SSH != "") {
+		return usagef("%s: --transport=tcp needs the built-in SSH client: not with --local, --direct or --ssh", name)
 	}
 	return nil
 }

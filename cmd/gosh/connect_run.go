@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/netwatch"
 	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/relay"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/terminfo"
@@ -36,17 +38,37 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 
 	var server netip.AddrPort
 	var key gcrypto.Key
+	var relayer *bootstrap.Relayer
 	var err error
+	agent := ""
+	if o.ForwardAgent {
+		agent = os.Getenv("SSH_AUTH_SOCK")
+	}
 	switch {
 	case o.Direct:
 		server, key, err = directTarget(ctx, o)
 	case o.Local:
 		server, key, err = startLocal(ctx, o, stdin)
 	default:
-		server, key, err = bootstrapRemote(ctx, o, logf)
+		server, key, relayer, agent, err = bootstrapRemote(ctx, o, logf)
 	}
 	if err != nil {
 		return err
+	}
+	var dialAgent func() (io.ReadWriteCloser, error)
+	if agent != "" {
+		dialAgent = func() (io.ReadWriteCloser, error) { return bootstrap.DialAgent(agent) }
+	}
+	var dialRelay func(context.Context) (session.Relay, error)
+	if relayer != nil {
+		defer relayer.Close()
+		dialRelay = func(ctx context.Context) (session.Relay, error) {
+			s, err := relayer.Open(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return relay.NewConn(s, server), nil
+		}
 	}
 
 	term, err := tty.Open(stdin, stdout)
@@ -82,6 +104,9 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		EscapeKeySet:  escapeSet,
 		TitleNoPrefix: noPrefix,
 		Pacing:        o.Pacing,
+		Transport:     o.Transport,
+		DialRelay:     dialRelay,
+		DialAgent:     dialAgent,
 		Logf:          logf,
 	})
 }
@@ -120,6 +145,8 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 		Verbose: o.Verbose,
 		Command: o.Command,
 		Pacing:  o.Pacing,
+
+		ForwardAgent: o.ForwardAgent && os.Getenv("SSH_AUTH_SOCK") != "",
 	}, stdin, o.Stderr)
 	if err != nil {
 		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: starting the local server: %w", err)
@@ -127,8 +154,10 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 	return netip.AddrPortFrom(ip, st.Port), st.Key, nil
 }
 
-// bootstrapRemote logs in over SSH and starts the server there.
-func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (netip.AddrPort, gcrypto.Key, error) {
+// bootstrapRemote logs in over SSH and starts the server there. Unless
+// --transport=udp, the built-in client keeps the SSH connection for the
+// relay (the UDP-blocked fallback).
+func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, relay *bootstrap.Relayer, agent string, err error) {
 	cfg := bootstrap.Config{
 		Destination:   o.Destination,
 		ServerCommand: o.Server,
@@ -151,6 +180,8 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 		RemoteBinary:   o.RemoteBinary,
 		BinaryCache:    o.BinaryCache,
 		ConnectTimeout: o.ConnectTimeout,
+		KeepRelay:      o.Transport != session.TransportUDP && o.SSH == "",
+		ForwardAgent:   o.ForwardAgent,
 		Logf:           logf,
 	}
 	if p, err := bootstrap.NewTerminalPrompter(); err == nil {
@@ -159,9 +190,9 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 	}
 	res, err := bootstrap.Run(ctx, cfg)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, err
+		return netip.AddrPort{}, gcrypto.Key{}, nil, "", err
 	}
-	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, nil
+	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, res.Relay, res.AgentSocket, nil
 }
 
 // loadTermInfo describes the user's terminal from $TERM's terminfo entry,

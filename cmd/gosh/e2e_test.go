@@ -539,3 +539,44 @@ func TestE2ECoreDumps(t *testing.T) {
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")
 }
+
+// TestE2EAgentForwarding: gosh connect --local -A gives the session's
+// shell an SSH_AUTH_SOCK of its own, in a directory only the user can
+// enter, whose connections reach the client's real ssh-agent: ssh-add -l
+// there lists the key added here.
+func TestE2EAgentForwarding(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "agent.sock")
+	agent := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatalf("ssh-agent: %v", err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	key := filepath.Join(dir, "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gosh-e2e-agent-key", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	for i := 0; ; i++ {
+		add := exec.Command("ssh-add", key)
+		add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock)
+		out, err := add.CombinedOutput()
+		if err == nil {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("ssh-add: %v\n%s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond) // the agent is starting
+	}
+	client := goshBin + " connect --local -A -- " + strings.Join(shellArgv, " ")
+	env := append(append([]string{}, localeEnv...), "SSH_AUTH_SOCK="+sock)
+	tm := e2etest.NewTmux(t, 100, 24, env, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send(`case "$SSH_AUTH_SOCK" in */gosh-agent-*/agent.sock) echo fwd-$(stat -c %a "${SSH_AUTH_SOCK%/*}");; esac` + "\r")
+	tm.WaitForText(5*time.Second, "fwd-700")
+	tm.Send("ssh-add -l\r")
+	tm.WaitForText(10*time.Second, "gosh-e2e-agent-key")
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}

@@ -5,6 +5,7 @@
 //
 //	gosh connect [options] [user@]host [-- COMMAND...]
 //	gosh server new [-s] [-v] [-i ADDR] [-p PORT[:PORT2]] [-c COLORS] [-l NAME=VALUE]... [-- COMMAND...]
+//	gosh server relay --port PORT [--host ADDR]   (run over SSH by connect when UDP is blocked)
 //	gosh bench [options]
 //	gosh version
 //

@@ -34,13 +34,16 @@ func newServerCmd(runF func(*ServerOptions) error) *cobra.Command {
 		Short: "Run the server side of a session (started by gosh connect or mosh)",
 		Long: `Run the server side of a session. "gosh server new" is a drop-in for
 "mosh-server new": it binds a UDP port, prints "MOSH CONNECT <port> <key>",
-detaches, and runs the login shell (or COMMAND) in a pseudo-terminal.`,
+detaches, and runs the login shell (or COMMAND) in a pseudo-terminal.
+"gosh server relay" carries the session's datagrams over SSH instead when
+UDP is blocked.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("%s: missing subcommand 'new' (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 		},
 	}
-	server.AddCommand(newServerNewCmd(runF), newServerInstallCmd(), newServerDaemonCmd())
+	server.AddCommand(newServerNewCmd(runF), newServerInstallCmd(), newServerDaemonCmd(),
+		newServerRelayCmd(func(o *RelayOptions) error { return runRelay(o.ctx, o) }))
 	return server
 }
 
@@ -107,6 +110,7 @@ session idle for N seconds.`,
 	f.StringArrayVarP(&o.Locale, "locale", "l", nil, "NAME=VALUE locale setting to use if the server's own locale is not UTF-8 (repeatable)")
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more and keep stderr open (repeatable)")
 	f.Var(&o.Pacing, "pacing", "when screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
+	f.BoolVar(&o.ForwardAgent, "forward-agent", false, "give the program an SSH_AUTH_SOCK that a gosh client forwards to its agent (gosh connect -A passes this)")
 	f.StringVarP(&ignored, "at", "@", "", "ignored (accepted for mosh-server compatibility)")
 	_ = f.MarkHidden("at")
 	return cmd

@@ -14,7 +14,8 @@ import (
 
 // Run logs in to cfg.Destination, starts the server there, and returns its
 // address, UDP port and key. The server has detached when Run returns; the
-// SSH connection is closed.
+// SSH connection is closed, unless cfg.KeepRelay keeps it for the
+// relay (Result.Relay).
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	dest, err := parseDestination(cfg.Destination)
 	if err != nil {
@@ -89,7 +90,24 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 	if err != nil {
 		return Result{}, err
 	}
-	defer c.Close()
+	kept := false
+	defer func() {
+		if !kept {
+			c.Close()
+		}
+	}()
+	agent := c.params.forwardAgent
+	if cfg.ForwardAgent {
+		agent, _ = os.LookupEnv("SSH_AUTH_SOCK")
+		if agent == "" {
+			agent = c.params.identityAgent
+		}
+	}
+	if agent != "" && cfg.ServerCommand != DefaultServerCommand {
+		fmt.Fprintf(cfg.stderr(), "gosh: agent forwarding needs a gosh server (not %s); the agent is not forwarded\n", cfg.ServerCommand)
+		agent = ""
+	}
+	cfg.ServerArgs.ForwardAgent = agent != ""
 	rr := &remoteRun{client: c.client, stderr: cfg.stderr(), logf: cfg.logf}
 	// First guess: the remote is of this platform, and may have this
 	// binary uploaded already.
@@ -125,5 +143,10 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using}, nil
+	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using, AgentSocket: agent}
+	if cfg.KeepRelay {
+		kept = true
+		r.Relay = newRelayer(d, dest, c, out.using, out.port, cfg.ServerArgs)
+	}
+	return r, nil
 }

@@ -72,6 +72,17 @@ type Config struct {
 	// ConnectTimeout bounds the TCP connection and the SSH handshake up to
 	// the first prompt; zero means ssh_config's ConnectTimeout, or none.
 	ConnectTimeout time.Duration
+	// ForwardAgent forwards the agent of $SSH_AUTH_SOCK (gosh connect -A),
+	// whatever ssh_config's ForwardAgent says; without it, ForwardAgent
+	// decides. Only a gosh server can forward it: the server is then
+	// started with --forward-agent, and Result.AgentSocket names the
+	// agent.
+	ForwardAgent bool
+	// KeepRelay keeps the SSH connection open after the server started,
+	// for the UDP-blocked fallback: Result.Relay opens relays over it,
+	// then over new connections. Only the embedded client does this
+	// (not SSHCommand).
+	KeepRelay bool
 	// Logf receives debug logs; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -91,6 +102,8 @@ type ServerArgs struct {
 	Bind string
 	// Verbose adds -v this many times.
 	Verbose int
+	// ForwardAgent passes --forward-agent (a gosh server only).
+	ForwardAgent bool
 	// Command runs instead of the login shell (after "--").
 	Command []string
 	// Pacing, unless gosh's (the zero value, a gosh server's default), is
@@ -115,6 +128,12 @@ type Result struct {
 	// RemoteGosh is the remote gosh the start script ran ("gosh" from PATH
 	// or an uploaded path); "" for a custom ServerCommand.
 	RemoteGosh string
+	// Relay opens relays to the server's port over SSH (Config.KeepRelay);
+	// nil without. The caller closes it.
+	Relay *Relayer
+	// AgentSocket is the agent the session forwards (Config.ForwardAgent
+	// or ssh_config's ForwardAgent, with a gosh server), or "".
+	AgentSocket string
 }
 
 // Prompter asks the user a question on the terminal.

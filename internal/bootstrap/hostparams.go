@@ -32,6 +32,7 @@ type hostParams struct {
 	certFiles      []string // CertificateFile entries
 	identitiesOnly bool
 	identityAgent  string // socket path; "" means none
+	forwardAgent   string // ForwardAgent: the agent socket to forward; "" means none
 	proxyJump      string // "" or "none" means direct
 	proxyCommand   string // already token-expanded; "" means none
 	userKnownHosts []string
@@ -174,6 +175,9 @@ func (r *resolver) applyPaths(p *hostParams, o *hostOptions) error {
 	if p.identityAgent, err = r.agentSocket(o.get("identityagent"), tok); err != nil {
 		return err
 	}
+	if p.forwardAgent, err = r.forwardAgent(o.get("forwardagent"), tok); err != nil {
+		return err
+	}
 	known := o.args("userknownhostsfile")
 	if len(known) == 0 {
 		known = []string{"~/.ssh/known_hosts", "~/.ssh/known_hosts2"}
@@ -218,6 +222,27 @@ func (r *resolver) agentSocket(v string, tok map[byte]string) (string, error) {
 	x, err := expandPath(v, r.home, tok)
 	if err != nil {
 		return "", fmt.Errorf("bootstrap: ssh config IdentityAgent: %w", err)
+	}
+	return x, nil
+}
+
+// forwardAgent applies ForwardAgent: "yes" forwards the agent of
+// $SSH_AUTH_SOCK; "no" (the default) none; "$VAR" the one that variable
+// names; anything else is the socket's path.
+func (r *resolver) forwardAgent(v string, tok map[byte]string) (string, error) {
+	switch {
+	case v == "" || strings.EqualFold(v, "no") || strings.EqualFold(v, "false"):
+		return "", nil
+	case strings.EqualFold(v, "yes") || strings.EqualFold(v, "true"):
+		s, _ := r.getenv("SSH_AUTH_SOCK")
+		return s, nil
+	case strings.HasPrefix(v, "$"):
+		s, _ := r.getenv(v[1:])
+		return s, nil
+	}
+	x, err := expandPath(v, r.home, tok)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap: ssh config ForwardAgent: %w", err)
 	}
 	return x, nil
 }

@@ -57,6 +57,9 @@ func serverArgv(a ServerArgs) []string {
 	if a.Pacing != ssp.PacingGosh {
 		argv = append(argv, "--pacing="+a.Pacing.String())
 	}
+	if a.ForwardAgent {
+		argv = append(argv, "--forward-agent")
+	}
 	if len(a.Command) > 0 {
 		argv = append(argv, "--")
 		argv = append(argv, a.Command...)

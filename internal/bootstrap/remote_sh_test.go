@@ -215,3 +215,46 @@ func fakeTool(t testing.TB, dir, name, script string) string {
 	}
 	return dir
 }
+
+// TestRelayScript: the relay's remote command is one line for any login
+// shell, valid sh, and runs the gosh it names with exactly the relay's
+// arguments however odd the path (a fake gosh prints its argv).
+func TestRelayScript(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "it's $(id) `x` dir", "gosh")
+	if err := os.MkdirAll(filepath.Dir(odd), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(odd, []byte("#!/bin/sh\nprintf '%s|' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		gosh, bind, want string
+	}{
+		{odd, "", "server|relay|--port|60001|"},
+		{odd, "192.0.2.7", "server|relay|--port|60001|--host|192.0.2.7|"},
+		{odd, "any", "server|relay|--port|60001|"},
+	} {
+		s := relayScript(tc.gosh, 60001, tc.bind)
+		if strings.ContainsAny(s, "\n!") {
+			t.Errorf("script has a newline or '!': %s", s)
+		}
+		out, err := exec.Command("/bin/sh", "-c", s).CombinedOutput()
+		if err != nil || string(out) != tc.want {
+			t.Errorf("relayScript(%q, %q) ran %q, %v; want %q", tc.gosh, tc.bind, out, err, tc.want)
+		}
+	}
+	// Without a gosh that started the server (a stock mosh-server), one on
+	// PATH is used, else a clear error.
+	s := relayScript("", 60001, "")
+	cmd := exec.Command("/bin/sh", "-c", s)
+	cmd.Env = []string{"PATH=" + filepath.Dir(odd) + ":/usr/bin:/bin", "HOME=" + dir}
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "server|relay|--port|60001|" {
+		t.Errorf("gosh on PATH: ran %q, %v", out, err)
+	}
+	cmd = exec.Command("/bin/sh", "-c", s)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "the relay needs gosh on the remote") {
+		t.Errorf("no gosh: ran %q, %v; want the error", out, err)
+	}
+}

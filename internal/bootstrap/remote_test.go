@@ -54,6 +54,7 @@ func TestServerArgv(t *testing.T) {
 		{"bind ip, verbose", ServerArgs{Bind: "::1", Verbose: 2}, "new -i ::1 -v -v"},
 		{"command", ServerArgs{Command: []string{"tmux", "new", "-A"}}, "new -s -- tmux new -A"},
 		{"Mosh's pacing", ServerArgs{Pacing: ssp.PacingMosh, Command: []string{"sh"}}, "new -s --pacing=mosh -- sh"},
+		{"agent", ServerArgs{ForwardAgent: true, Command: []string{"sh"}}, "new -s --forward-agent -- sh"},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(serverArgv(tc.a), " "); got != tc.want {

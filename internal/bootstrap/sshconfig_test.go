@@ -171,6 +171,24 @@ func TestSSHConfigResolve(t *testing.T) {
 					t.Errorf("got %+v", p)
 				}
 			}},
+		{"forward agent yes", map[string]string{user: "Host web\n  ForwardAgent yes\n"},
+			"web", func(t *testing.T, p *hostParams) {
+				if p.forwardAgent != "/tmp/agent.sock" {
+					t.Errorf("forwardAgent %q, want $SSH_AUTH_SOCK", p.forwardAgent)
+				}
+			}},
+		{"forward agent path and no", map[string]string{user: "Host web\n  ForwardAgent ~/agent.sock\nHost db\n  ForwardAgent no\n"},
+			"web", func(t *testing.T, p *hostParams) {
+				if filepath.ToSlash(p.forwardAgent) != "/home/u/agent.sock" {
+					t.Errorf("forwardAgent %q, want ~/agent.sock expanded", p.forwardAgent)
+				}
+			}},
+		{"forward agent default", map[string]string{user: "Host db\n  ForwardAgent no\n"},
+			"db", func(t *testing.T, p *hostParams) {
+				if p.forwardAgent != "" {
+					t.Errorf("forwardAgent %q, want none", p.forwardAgent)
+				}
+			}},
 		{"comments and blank lines", map[string]string{user: "# top\n\n   # indented\nHost web # trailing\n\tUser tabbed\n"},
 			"web", func(t *testing.T, p *hostParams) { wantUser(t, p, "tabbed") }},
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	Command []string
 	// Pacing is when screen updates are sent (--pacing; ssp.Pacing).
 	Pacing ssp.Pacing
+	// ForwardAgent gives the program an SSH_AUTH_SOCK whose connections a
+	// gosh client forwards to its agent (--forward-agent; gosh connect -A).
+	ForwardAgent bool
 }
 
 // Started is what [Start] reports: the daemon's UDP port, the session key

@@ -66,26 +66,40 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 	if err != nil {
 		return session.ServerConfig{}, err
 	}
+	env := cfg.Env
+	var agent *agentSocket
+	if cfg.Options.ForwardAgent {
+		if agent, err = listenAgent(); err != nil {
+			conn.Close()
+			return session.ServerConfig{}, err
+		}
+		env = setEnv(env, "SSH_AUTH_SOCK", agent.path)
+	}
 	cols, rows := session.ClampSize(cfg.Cols, cfg.Rows)
 	var prog *pty.Program
 	err = coredump.WithLimit(cfg.CoreLimit, func() (err error) {
-		prog, err = pty.Start(pty.Spec{Command: cfg.Options.Command, Env: cfg.Env, Dir: cfg.Dir, Cols: cols, Rows: rows})
+		prog, err = pty.Start(pty.Spec{Command: cfg.Options.Command, Env: env, Dir: cfg.Dir, Cols: cols, Rows: rows})
 		return err
 	})
-	if err != nil {
-		conn.Close()
-		return session.ServerConfig{}, err
-	}
-	key, err := gcrypto.NewKey(nil)
-	if err != nil {
+	if err == nil {
+		var key gcrypto.Key
+		if key, err = gcrypto.NewKey(nil); err == nil {
+			sc := session.ServerConfig{
+				Conn: conn, Key: key, PTY: prog, Cols: cols, Rows: rows, MOTD: cfg.MOTD,
+				NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Pacing: cfg.Options.Pacing, Logf: logf,
+			}
+			if agent != nil {
+				sc.Agent = agent
+			}
+			return sc, nil
+		}
 		prog.Close()
-		conn.Close()
-		return session.ServerConfig{}, err
 	}
-	return session.ServerConfig{
-		Conn: conn, Key: key, PTY: prog, Cols: cols, Rows: rows, MOTD: cfg.MOTD,
-		NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Pacing: cfg.Options.Pacing, Logf: logf,
-	}, nil
+	if agent != nil {
+		agent.Close()
+	}
+	conn.Close()
+	return session.ServerConfig{}, err
 }
 
 // listen binds the server's UDP socket. A requested address that cannot be

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"strings"
 	"time"
@@ -58,6 +59,17 @@ type ClientConfig struct {
 	// Pacing is when keystrokes are sent (ssp.Pacing; the zero value is
 	// gosh's).
 	Pacing ssp.Pacing
+	// Transport says whether the datagrams may go over the relay when
+	// UDP is blocked (the zero value: when nothing comes over UDP).
+	Transport TransportMode
+	// DialRelay opens the relay: a stream to the server's UDP port
+	// (gosh server relay, over SSH). Nil means there is none, and the
+	// client uses UDP alone whatever Transport says.
+	DialRelay func(ctx context.Context) (Relay, error)
+	// DialAgent, if not nil, connects to the user's SSH agent: the
+	// server's agent socket is forwarded to it (-A). Nil refuses agent
+	// channels.
+	DialAgent func() (io.ReadWriteCloser, error)
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -131,6 +143,16 @@ type client struct {
 	rows      int
 	resetDone bool // deinit already ran
 
+	chans   *channels // forwarded connections (channels.go)
+	chanPos uint64    // the server's channel messages taken
+
+	// The UDP-blocked fallback (fallback.go):
+	fb        *fallback
+	relay     Relay            // the relay in use, if any
+	relayDone <-chan struct{}  // relay.Done()
+	relayCh   chan relayResult // the outcome of a dial
+	dialCtx   context.Context  // of run: dials end with the session
+
 	// Inputs to run:
 	conn    *ssp.Conn
 	input   <-chan []byte // typed bytes; closed at EOF
@@ -157,19 +179,22 @@ func newClient(cfg ClientConfig) (*client, error) {
 	key := parseEscapeKey(cfg.EscapeKey, cfg.EscapeKeySet)
 	c.escape = escapeFilter{key: key}
 	c.notify = newNotifier(c.start, key.quitHint())
+	c.fb = newFallback(cfg.Transport, cfg.DialRelay != nil, c.start)
+	c.relayCh = make(chan relayResult, 1)
 	c.cols, c.rows = c.term.Size()
 
 	var err error
 	c.tr, err = ssp.NewTransport(ssp.Config{
 		Key:       cfg.Key,
 		Remote:    cfg.Server,
-		LocalCaps: uint64(goshCaps),
+		LocalCaps: uint64(goshCaps) | capChannels,
 		Pacing:    cfg.Pacing,
 		Logf:      logf,
 	}, vt.NewUserStream(), vt.NewComplete(c.cols, c.rows), c.start)
 	if err != nil {
 		return nil, err
 	}
+	c.chans = newChannels(false, c.tr.Current().PushChannel, c.dialService, logf)
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
@@ -233,7 +258,15 @@ func (c *client) deinit() {
 // close releases everything; the terminal is restored first.
 func (c *client) close() {
 	c.deinit()
-	c.conn.Close()
+	c.chans.close()
+	c.conn.Close() // and the relay in use
+	if c.fb.dialing {
+		go func() { // a relay that comes up now is closed at once
+			if r := <-c.relayCh; r.relay != nil {
+				r.relay.Close()
+			}
+		}()
+	}
 }
 
 func (c *client) write(b []byte) {
@@ -251,6 +284,9 @@ func (c *client) write(b []byte) {
 // session's state and its one timer; STYLE.md rule 3).
 func (c *client) run(ctx context.Context) error {
 	ctxDone := ctx.Done()
+	var cancel context.CancelFunc
+	c.dialCtx, cancel = context.WithCancel(ctx)
+	defer cancel() // a dial of the relay still under way ends with the session
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -287,6 +323,12 @@ func (c *client) run(ctx context.Context) error {
 				continue
 			}
 			c.typed(time.Now(), b)
+		case ev := <-c.chans.events:
+			c.chans.event(ev)
+		case r := <-c.relayCh:
+			c.relayDialed(time.Now(), r)
+		case <-c.relayDone:
+			c.relayEnded(time.Now())
 		case s := <-c.signals:
 			c.signal(time.Now(), s)
 		case <-ctxDone:
@@ -361,10 +403,25 @@ func (c *client) send(now time.Time) error {
 	if !c.tr.ShutdownInProgress() {
 		c.flushKeys()
 	}
+	if c.relay != nil && c.fb.relayDead(now) {
+		c.logf("relay: nothing from the server for %v; closing it", relayDeadAfter)
+		c.relay.Close() // relayEnded follows from its Done
+	}
+	if c.fb.dial(now) {
+		c.logf("dialling the relay (UDP: nothing from the server for %v)", now.Sub(c.fb.lastUDP).Round(time.Millisecond))
+		dialRelay(c.dialCtx, c.cfg.DialRelay, c.relayCh)
+	}
+	path := c.fb.path(now)
+	c.conn.SetPath(path)
+	sent := c.tr.Stats().DatagramsSent
 	writeErr, err := flush(c.tr, c.conn, now)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
+	if c.tr.Stats().DatagramsSent != sent {
+		c.fb.sent(path, now)
+	}
+	c.notify.SetVia(c.fb.relayed(now))
 	if writeErr != nil {
 		c.notify.Set("sendto: "+writeErr.Error(), false, errorMessageLife, now)
 	}
@@ -382,6 +439,7 @@ func (c *client) deadline(now time.Time) wake {
 	w.add(c.tr.NextDeadline())
 	w.add(c.notify.NextDeadline(now))
 	w.add(c.predict.NextDeadline())
+	w.add(c.fb.deadline(now))
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
 	}
@@ -410,14 +468,78 @@ func (c *client) receive(d ssp.Datagram) {
 		c.logf("dropped datagram: %v", err)
 		return
 	}
+	if d.Relayed {
+		c.fb.relayHeard(d.At)
+	} else {
+		c.fb.udp(d.At)
+	}
 	if n := c.tr.RemoteNum(); n != c.remoteNum {
 		c.remoteNum = n
+		c.takeChannels()
 		if !c.connected {
 			c.connected = true
 			c.notify.Clear()
 		}
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())
 	}
+}
+
+// takeChannels acts on the server's new channel messages.
+func (c *client) takeChannels() {
+	remote := c.tr.Remote()
+	if remote.ChannelTotal() == c.chanPos {
+		return
+	}
+	for _, m := range remote.ChannelsSince(c.chanPos) {
+		c.chans.receive(m)
+	}
+	c.chanPos = remote.ChannelTotal()
+	remote.TrimChannels(c.chanPos)
+}
+
+// dialService says how to reach a service the server opens a channel for:
+// only the agent, and only when the user forwards it.
+func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error), bool) {
+	if service != ServiceAgent || c.cfg.DialAgent == nil {
+		return nil, false
+	}
+	return c.cfg.DialAgent, true
+}
+
+// relayDialed takes the outcome of a dial of the relay.
+func (c *client) relayDialed(now time.Time, r relayResult) {
+	if r.err != nil {
+		c.fb.dialed(false, now)
+		c.logf("relay: %v", r.err)
+		c.notify.Set("No UDP; relay over SSH failed: "+r.err.Error(), false, errorMessageLife, now)
+		return
+	}
+	if c.tr.ShutdownInProgress() && c.tr.ShutdownAcknowledged() {
+		c.fb.dialed(false, now)
+		r.relay.Close()
+		return
+	}
+	c.fb.dialed(true, now)
+	c.relay, c.relayDone = r.relay, r.relay.Done()
+	c.conn.SetRelay(r.relay)
+	c.tr.Probe(now) // send at once: the retransmission timer may have backed off
+	c.logf("relay up: datagrams go over SSH while UDP is blocked")
+	if c.fb.relayed(now) {
+		c.notify.Set("No reply over UDP; carrying the session over SSH.", false, errorMessageLife, now)
+	}
+}
+
+// relayEnded handles the end of the relay's stream: it is dialled again
+// if still wanted.
+func (c *client) relayEnded(now time.Time) {
+	err := c.relay.Err()
+	c.logf("relay ended: %v", err)
+	if err != nil && c.fb.wantRelay(now) {
+		c.notify.Set("The relay over SSH ended: "+err.Error(), false, errorMessageLife, now)
+	}
+	c.fb.down(now)
+	c.conn.SetRelay(nil)
+	c.relay, c.relayDone = nil, nil
 }
 
 // receiveQueued handles the datagrams already waiting, up to a bound, so a

@@ -30,6 +30,16 @@ type notifier struct {
 	expires    time.Time
 	lastServer time.Time // newest server state (or the start)
 	lastReply  time.Time // send time of the newest state the server acked (or the start)
+	via        string    // how the session is carried, when not by UDP (SetVia)
+}
+
+// SetVia says whether the session is carried over the relay (SSH) rather
+// than UDP: the bar then says so whenever it shows.
+func (n *notifier) SetVia(relayed bool) {
+	n.via = ""
+	if relayed {
+		n.via = " [over SSH]"
+	}
 }
 
 func newNotifier(now time.Time, hint string) *notifier {
@@ -87,11 +97,11 @@ func (n *notifier) Text(now time.Time) string {
 	elapsed := now.Sub(since)
 	switch {
 	case n.msg == "":
-		return fmt.Sprintf("gosh: Last %s %s ago.%s", what, humanDuration(elapsed, false), hint)
+		return fmt.Sprintf("gosh: Last %s %s ago.%s%s", what, humanDuration(elapsed, false), n.via, hint)
 	case !serverLate && !replyLate:
-		return "gosh: " + n.msg + hint
+		return "gosh: " + n.msg + n.via + hint
 	default:
-		return fmt.Sprintf("gosh: %s (%s without %s.)%s", n.msg, humanDuration(elapsed, true), what, hint)
+		return fmt.Sprintf("gosh: %s (%s without %s.)%s%s", n.msg, humanDuration(elapsed, true), what, n.via, hint)
 	}
 }
 

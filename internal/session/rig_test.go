@@ -76,9 +76,10 @@ func newRig(t *testing.T) *rig {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		now := time.Now()
-		if from == serverAddr {
+		switch {
+		case from == serverAddr:
 			r.fromSrv = append(r.fromSrv, now)
-		} else {
+		case from.Addr() == clientIP:
 			r.cliBursts[now]++
 		}
 		return r.drop != nil && r.drop(from, to)

@@ -52,6 +52,10 @@ type ServerConfig struct {
 	// Pacing is when screen updates are sent (ssp.Pacing; the zero value
 	// is gosh's).
 	Pacing ssp.Pacing
+	// Agent, if not nil, is the socket the program's SSH_AUTH_SOCK names:
+	// its connections are forwarded to the client's agent (a gosh client
+	// asked with -A). The server closes it when the session ends.
+	Agent Listener
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -85,15 +89,20 @@ func newServer(cfg ServerConfig) (*server, error) {
 		Key:         cfg.Key,
 		Server:      true,
 		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
-		LocalCaps:   uint64(goshCaps),
+		LocalCaps:   uint64(goshCaps) | capChannels,
 		Pacing:      cfg.Pacing,
 		Logf:        logf,
 	}, term, vt.NewUserStream(), now)
 	if err != nil {
 		return nil, err
 	}
+	// The client opens nothing on the server (no -L yet): every channel
+	// it would open is refused.
+	refuse := func(string) (func() (io.ReadWriteCloser, error), bool) { return nil, false }
 	return &server{
-		cfg: cfg, logf: logf, tr: tr, term: term, start: now,
+		chans: newChannels(true, term.PushChannel, refuse, logf),
+		input: vt.NewUserStream(),
+		cfg:   cfg, logf: logf, tr: tr, term: term, start: now,
 		conn: cfg.Conn, pty: cfg.PTY, signals: cfg.Signals,
 		ptyOut:    make(chan []byte),
 		writeReq:  make(chan []byte),
@@ -131,6 +140,9 @@ type server struct {
 	shellGone bool
 	exit      bool // end the session at the next iteration
 	reply     []byte
+	chans     *channels
+	input     *vt.UserStream // the client's events taken so far (holds none)
+	listening bool           // the agent socket is served
 
 	// Inputs to run:
 	conn      *ssp.Conn
@@ -193,6 +205,12 @@ func (s *server) run(ctx context.Context) error {
 			s.writing = true
 		case err := <-s.writeDone:
 			s.written(err)
+		case ev := <-s.chans.events:
+			if ev.accepted != "" && s.tr.PeerCaps()&capChannels == 0 {
+				ev.conn.Close() // a stock client, or none yet: nothing to forward to
+				continue
+			}
+			s.chans.event(ev)
 		case sig := <-s.signals:
 			s.exit = s.exit || s.signal(sig, time.Now())
 		case <-ctxDone:
@@ -211,6 +229,10 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	}
 	if peer := s.tr.PeerCaps(); peer != 0 {
 		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
+	}
+	if s.cfg.Agent != nil && !s.listening {
+		s.listening = true
+		s.chans.listen(s.cfg.Agent, ServiceAgent)
 	}
 	switch {
 	case s.exit:
@@ -278,14 +300,24 @@ func (s *server) receive(d ssp.Datagram) {
 // processInput applies the user events of the newest client state: resizes
 // (only the last of a run counts) and keystrokes, translated for DECCKM.
 func (s *server) processInput(now time.Time) {
-	in := vt.NewUserStream()
-	if err := in.Apply(s.tr.RemoteDiff()); err != nil {
+	// The diff continues the events taken so far: channel messages carry
+	// their absolute positions (keys and resizes carry none).
+	from := s.input.Total()
+	in := s.input.Clone()
+	err := in.Apply(s.tr.RemoteDiff())
+	s.input = s.tr.Remote().Clone() // next time, from the newest state's count
+	s.input.Subtract(s.input)
+	if err != nil {
 		s.logf("bad user input: %v", err)
 		return
 	}
-	events := in.EventsSince(0)
+	events := in.EventsSince(from)
 	var keys []byte
 	for i, ev := range events {
+		if ev.Channel != nil {
+			s.chans.receive(*ev.Channel)
+			continue
+		}
 		if ev.Resize {
 			if i+1 < len(events) && events[i+1].Resize {
 				continue
@@ -459,6 +491,10 @@ func (s *server) writePTY() {
 // the feeders and closes the socket.
 func (s *server) stop() {
 	close(s.done)
+	if s.cfg.Agent != nil {
+		s.cfg.Agent.Close()
+	}
+	s.chans.close()
 	if err := s.pty.Close(); err != nil {
 		s.logf("closing the terminal: %v", err)
 	}

@@ -17,7 +17,28 @@ type Datagram struct {
 	Data []byte         // the datagram; MaxReceive+1 bytes means it was longer than MaxReceive
 	From netip.AddrPort // source address (IPv4-mapped IPv6 addresses unmapped)
 	At   time.Time      // when it was read
+
+	// Relayed says the datagram came over the relay (Conn.SetRelay),
+	// not a UDP socket.
+	Relayed bool
 }
+
+// Path says where a [Conn] sends (Conn.SetPath).
+type Path int
+
+// The paths.
+const (
+	// PathUDP sends on the newest UDP socket (the default).
+	PathUDP Path = iota
+	// PathRelay sends on the relay (Conn.SetRelay) only: while there
+	// is none, datagrams are dropped (the transport sends its state
+	// again later).
+	PathRelay
+	// PathBoth sends each datagram on the relay and on UDP: a probe of
+	// whether UDP works again. The receiver drops the second copy as a
+	// duplicate.
+	PathBoth
+)
 
 // datagramQueue is the capacity of a Conn's delivery channel.
 const datagramQueue = 64
@@ -50,6 +71,8 @@ type Conn struct {
 
 	mu      sync.Mutex       // guards following
 	socks   []net.PacketConn // oldest first; the last one sends
+	relay   Relay            // the relay path, if any (SetRelay)
+	path    Path
 	lastHop time.Time
 	closed  bool
 }
@@ -166,8 +189,26 @@ func (c *Conn) WriteTo(b []byte, to netip.AddrPort) error {
 		c.mu.Unlock()
 		return net.ErrClosed
 	}
-	pc := c.socks[len(c.socks)-1]
+	pc, relay, path := c.socks[len(c.socks)-1], c.relay, c.path
 	c.mu.Unlock()
+	switch {
+	case path == PathUDP, path == PathBoth && relay == nil:
+		return writeTo(pc, b, to)
+	case relay == nil:
+		return nil
+	case path == PathBoth:
+		// The probe first: a copy that arrives second is dropped as a
+		// duplicate, and only the first one can move the server's
+		// reply address to UDP. Whether UDP works is for the replies
+		// to tell.
+		writeTo(pc, b, to)
+	}
+	_, err := relay.WriteTo(b, net.UDPAddrFromAddrPort(to))
+	return err
+}
+
+// writeTo sends b to to on pc.
+func writeTo(pc net.PacketConn, b []byte, to netip.AddrPort) error {
 	var err error
 	if uc, ok := pc.(*net.UDPConn); ok {
 		_, err = uc.WriteToUDPAddrPort(b, to)
@@ -175,6 +216,50 @@ func (c *Conn) WriteTo(b []byte, to netip.AddrPort) error {
 		_, err = pc.WriteTo(b, net.UDPAddrFromAddrPort(to))
 	}
 	return err
+}
+
+// Relay is a path that carries datagrams over a stream when UDP is
+// blocked (internal/relay's Conn over an SSH channel): a PacketConn whose
+// ReadFrom reports the server's address, and which says when the stream
+// has ended.
+type Relay interface {
+	net.PacketConn
+	// Done is closed when the stream has ended or failed.
+	Done() <-chan struct{}
+	// Err says why it ended (nil after Close).
+	Err() error
+}
+
+// SetRelay makes pc the relay path: a stream that carries the datagrams
+// when UDP is blocked (internal/relay's Conn over an SSH channel). It
+// replaces and closes an earlier relay; nil just closes that. Datagrams
+// read from the relay are marked Relayed; when it ends, its reader stops
+// quietly (the caller watches the relay itself). SetPath chooses whether
+// datagrams are sent on it. Close closes it too.
+func (c *Conn) SetRelay(pc Relay) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.relay != nil {
+		c.relay.Close()
+	}
+	c.relay = nil
+	if pc == nil {
+		return
+	}
+	if c.closed {
+		pc.Close()
+		return
+	}
+	c.relay = pc
+	c.readers.Add(1)
+	go c.read(pc, true)
+}
+
+// SetPath chooses where WriteTo sends.
+func (c *Conn) SetPath(p Path) {
+	c.mu.Lock()
+	c.path = p
+	c.mu.Unlock()
 }
 
 // IsMessageTooLong reports whether err from [Conn.WriteTo] means the
@@ -208,7 +293,7 @@ func (c *Conn) Hop() error {
 func (c *Conn) addLocked(pc net.PacketConn) {
 	c.socks = append(c.socks, pc)
 	c.readers.Add(1)
-	go c.read(pc)
+	go c.read(pc, false)
 }
 
 // pruneLocked closes old sockets: all but the newest once it has been in
@@ -228,8 +313,10 @@ func (c *Conn) pruneLocked(now time.Time) {
 // read is the reader goroutine of one socket: it forwards every datagram
 // to the session loop until the socket is closed. Read errors are retried
 // with a back-off (readBackoffMin doubling to readBackoffMax); after
-// readRetries in a row it gives up (see [Conn.Failed]).
-func (c *Conn) read(pc net.PacketConn) {
+// readRetries in a row it gives up (see [Conn.Failed]). The relay's
+// reader (relayed) stops at its first error: a stream that failed does
+// not recover.
+func (c *Conn) read(pc net.PacketConn, relayed bool) {
 	defer c.readers.Done()
 	buf := make([]byte, MaxReceive+1) // one byte more reveals an oversize datagram
 	failures, backoff := 0, readBackoffMin
@@ -242,7 +329,7 @@ func (c *Conn) read(pc net.PacketConn) {
 			n, err = len(buf), nil
 		}
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if errors.Is(err, net.ErrClosed) || relayed {
 				return
 			}
 			c.logf("ssp: reading %v: %v", pc.LocalAddr(), err)
@@ -257,7 +344,7 @@ func (c *Conn) read(pc net.PacketConn) {
 			continue
 		}
 		failures, backoff = 0, readBackoffMin
-		d := Datagram{Data: append([]byte(nil), buf[:n]...), From: from, At: time.Now()}
+		d := Datagram{Data: append([]byte(nil), buf[:n]...), From: from, At: time.Now(), Relayed: relayed}
 		c.mu.Lock()
 		if len(c.socks) > 1 {
 			c.pruneLocked(d.At)
@@ -333,6 +420,9 @@ func (c *Conn) Close() error {
 		close(c.done)
 		for _, pc := range c.socks {
 			pc.Close()
+		}
+		if c.relay != nil {
+			c.relay.Close()
 		}
 		c.mu.Unlock()
 		c.readers.Wait()

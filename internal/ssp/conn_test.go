@@ -238,3 +238,114 @@ func TestConnClose(t *testing.T) {
 		t.Errorf("Hop after Close = %v, want net.ErrClosed", err)
 	}
 }
+
+// pipeRelay is a Relay over a channel pair: what the Conn writes comes out
+// of sent, what the test puts in recv is read with the server's address.
+type pipeRelay struct {
+	sent, recv chan []byte
+	done       chan struct{}
+	closed     bool
+}
+
+func newPipeRelay() *pipeRelay {
+	return &pipeRelay{sent: make(chan []byte, 8), recv: make(chan []byte, 8), done: make(chan struct{})}
+}
+
+var relayServer = netip.MustParseAddrPort("127.0.0.1:60001")
+
+func (p *pipeRelay) ReadFrom(b []byte) (int, net.Addr, error) {
+	select {
+	case d := <-p.recv:
+		return copy(b, d), net.UDPAddrFromAddrPort(relayServer), nil
+	case <-p.done:
+		return 0, nil, net.ErrClosed
+	}
+}
+
+func (p *pipeRelay) WriteTo(b []byte, _ net.Addr) (int, error) {
+	p.sent <- append([]byte(nil), b...)
+	return len(b), nil
+}
+
+func (p *pipeRelay) Close() error {
+	if !p.closed {
+		p.closed = true
+		close(p.done)
+	}
+	return nil
+}
+
+func (p *pipeRelay) LocalAddr() net.Addr              { return &net.UDPAddr{} }
+func (p *pipeRelay) SetDeadline(time.Time) error      { return nil }
+func (p *pipeRelay) SetReadDeadline(time.Time) error  { return nil }
+func (p *pipeRelay) SetWriteDeadline(time.Time) error { return nil }
+func (p *pipeRelay) Done() <-chan struct{}            { return p.done }
+func (p *pipeRelay) Err() error                       { return nil }
+
+// TestConnRelay: the paths of SetPath, the Relayed mark, and the relay's
+// end with Close.
+func TestConnRelay(t *testing.T) {
+	goroutineLeakCheck(t)
+	srv, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := Dial(srv.LocalAddr().(*net.UDPAddr).AddrPort())
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := srv.LocalAddr().(*net.UDPAddr).AddrPort()
+	udpGot := func() string {
+		srv.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		b := make([]byte, 100)
+		n, _, err := srv.ReadFrom(b)
+		if err != nil {
+			return ""
+		}
+		return string(b[:n])
+	}
+	relayGot := func(r *pipeRelay) string {
+		select {
+		case d := <-r.sent:
+			return string(d)
+		case <-time.After(200 * time.Millisecond):
+			return ""
+		}
+	}
+
+	c.SetPath(PathRelay)
+	c.WriteTo([]byte("nowhere"), to)
+	if got := udpGot(); got != "" {
+		t.Errorf("PathRelay without a relay sent %q over UDP, want nothing", got)
+	}
+	r := newPipeRelay()
+	c.SetRelay(r)
+	c.WriteTo([]byte("relayed"), to)
+	if got, u := relayGot(r), udpGot(); got != "relayed" || u != "" {
+		t.Errorf("PathRelay: relay got %q, UDP %q; want the datagram on the relay only", got, u)
+	}
+	c.SetPath(PathBoth)
+	c.WriteTo([]byte("both"), to)
+	if got, u := relayGot(r), udpGot(); got != "both" || u != "both" {
+		t.Errorf("PathBoth: relay got %q, UDP %q; want both", got, u)
+	}
+	c.SetPath(PathUDP)
+	c.WriteTo([]byte("udp"), to)
+	if got, u := relayGot(r), udpGot(); got != "" || u != "udp" {
+		t.Errorf("PathUDP: relay got %q, UDP %q; want UDP only", got, u)
+	}
+	r.recv <- []byte("from the relay")
+	if d := recv(t, c); !d.Relayed || string(d.Data) != "from the relay" || d.From != relayServer {
+		t.Errorf("datagram from the relay: %+v", d)
+	}
+	r2 := newPipeRelay()
+	c.SetRelay(r2)
+	if !r.closed {
+		t.Error("SetRelay did not close the relay it replaced")
+	}
+	c.Close()
+	if !r2.closed {
+		t.Error("Close did not close the relay")
+	}
+}

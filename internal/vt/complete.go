@@ -3,7 +3,8 @@ package vt
 import "google.golang.org/protobuf/encoding/protowire"
 
 // Complete is the server-to-client state of the SSP transport (spec
-// section 8.2): a terminal emulator plus the echo ack. Its diff is a Mosh
+// section 8.2): a terminal emulator plus the echo ack, and for a gosh peer
+// a log of channel messages (section 12.2). Its diff is a Mosh
 // HostBuffers.HostMessage whose host bytes come from a [Display] with the
 // wire profile [WireDisplayCaps](caps), so a stock mosh-client renders it
 // exactly when caps is 0.
@@ -14,6 +15,7 @@ type Complete struct {
 	echoAck uint64
 	caps    Caps
 	disp    *Display // shared by clones; only its scratch space is mutable
+	chans   chanLog  // channel messages from the server
 }
 
 // NewComplete returns a blank cols×rows terminal with echo ack 0 and the
@@ -59,28 +61,39 @@ func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().modes.AppCu
 func (c *Complete) Clone() *Complete {
 	n := *c
 	n.emu = c.emu.Clone()
+	n.chans = c.chans.clone()
 	return &n
 }
 
-// Equal reports whether c and o have the same echo ack and show the same
-// thing as far as the wire profile can tell (see [Framebuffer.Equal]).
+// Equal reports whether c and o have the same echo ack and channel
+// message count, and show the same thing as far as the wire profile can
+// tell (see [Framebuffer.Equal]). States of one session share their
+// channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
-	return c.echoAck == o.echoAck &&
+	return c.echoAck == o.echoAck && c.chans.total == o.chans.total &&
 		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
 // Deferrable reports whether c differs from o in nothing but the echo
 // ack: a change worth no frame of its own, which may wait for the next
-// frame interval (ssp's Deferrable, for gosh's pacing).
+// frame interval (ssp's Deferrable, for gosh's pacing). A new channel
+// message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
-	return c.echoAck != o.echoAck &&
+	return c.echoAck != o.echoAck && c.chans.total == o.chans.total &&
 		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
-// changed, a resize if the size changed, then the display differ's output
-// as host bytes. It is empty if there is nothing to send.
+// changed, a resize if the size changed, the display differ's output as
+// host bytes, then one channel instruction per message beyond from's. It
+// is empty if there is nothing to send.
 func (c *Complete) Diff(from *Complete) []byte {
+	return c.chans.appendDiff(c.diffScreen(from), from.chans.total)
+}
+
+// diffScreen returns the instructions of Diff for the terminal: echo ack,
+// resize and host bytes.
+func (c *Complete) diffScreen(from *Complete) []byte {
 	var b []byte
 	if c.echoAck != from.echoAck {
 		var body []byte
@@ -106,8 +119,9 @@ func (c *Complete) Diff(from *Complete) []byte {
 }
 
 // Apply applies a HostMessage: for each instruction, host bytes are fed
-// to the emulator (answers to queries are discarded), a resize resizes it
-// and an echo ack is recorded. Host bytes are interpreted with the
+// to the emulator (answers to queries are discarded), a resize resizes it,
+// an echo ack is recorded and a channel message is appended (one already
+// held is skipped; see section 12.2 for the errors). Host bytes are interpreted with the
 // emulator's hidden modes at the defaults a differ assumes (full-screen
 // scroll region, no origin or insert mode, autowrap, ASCII, no pending
 // wrap), which they already are unless c is a copy of a server's state. Unknown extensions are ignored. On error c
@@ -134,16 +148,36 @@ func (c *Complete) Apply(diff []byte) error {
 				return err
 			}
 			c.echoAck = n
+		case in.has[extChannel]:
+			return c.chans.apply(in.body[extChannel])
 		}
 		return nil
 	})
 }
 
 // Footprint is about how many bytes the terminal state holds: its cells,
-// those of the saved normal screen while the alternate one is shown, and
-// its strings.
-func (c *Complete) Footprint() int { return c.Framebuffer().footprint() }
+// those of the saved normal screen while the alternate one is shown, its
+// strings, and its held channel messages.
+func (c *Complete) Footprint() int { return c.Framebuffer().footprint() + c.chans.footprint() }
 
-// Subtract does nothing: a terminal state has no prefix to drop. It exists
-// to satisfy the transport's state interface.
-func (c *Complete) Subtract(*Complete) {}
+// Subtract drops the channel messages c shares with prefix (the
+// acknowledged part), keeping absolute positions; a terminal has no
+// prefix to drop.
+func (c *Complete) Subtract(prefix *Complete) { c.chans.trim(prefix.chans.total) }
+
+// PushChannel appends a channel message (its Data copied).
+func (c *Complete) PushChannel(m ChannelMsg) { c.chans.push(m) }
+
+// ChannelTotal returns the number of channel messages ever appended (an
+// absolute position).
+func (c *Complete) ChannelTotal() uint64 { return c.chans.total }
+
+// ChannelsSince returns the held channel messages from absolute position
+// pos on, in order; those dropped by TrimChannels or Subtract are not
+// returned. Their Data alias c's storage: read, do not modify.
+func (c *Complete) ChannelsSince(pos uint64) []ChannelMsg { return c.chans.since(pos) }
+
+// TrimChannels drops the held channel messages below absolute position
+// pos (the receiver calls it once it consumed them); ChannelTotal is
+// unchanged.
+func (c *Complete) TrimChannels(pos uint64) { c.chans.trim(pos) }

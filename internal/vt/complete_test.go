@@ -118,6 +118,12 @@ func FuzzHostMessage(f *testing.F) {
 	f.Add([]byte("\x0a\x07\x12\x05\x22\x03abc"))
 	f.Add([]byte("\x0a\x09\x12\x07\x22\x05\x1b[6n"))
 	f.Add([]byte{0x0a, 0x06, 0x1a, 0x04, 0x28, 0xff, 0x30, 0x01})
+
+	// gosh channels (spec section 12.2)
+	f.Add(mustHex("0a043a024001" + "0a0f520d08001001180122056167656e74")) // echo ack, channel open
+	f.Add(mustHex("0a085206080010021802" + "0a085206080010021802"))       // a duplicate
+	f.Add(mustHex("0a06520408051802"))                                    // a gap
+	f.Add(mustHex("0a0b520908001002180428ac02"))                          // credit
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		c := vt.NewComplete(20, 5)
 		err := c.Apply(msg)

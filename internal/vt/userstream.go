@@ -1,22 +1,28 @@
 package vt
 
-// UserEvent is one entry of the user input stream: typed bytes or a
-// window resize.
+// UserEvent is one entry of the user input stream: typed bytes, a window
+// resize or a channel message.
 type UserEvent struct {
-	Keys       []byte // the typed bytes, for a keystroke event
-	Resize     bool   // a resize event
-	Cols, Rows int    // the new size, for a resize event (as received: not validated)
+	Keys       []byte      // the typed bytes, for a keystroke event
+	Resize     bool        // a resize event
+	Cols, Rows int         // the new size, for a resize event (as received: not validated)
+	Channel    *ChannelMsg // the message, for a channel event
 }
 
-// userSeg is a run of events: coalesced key bytes or one resize.
+// userSeg is a run of events: coalesced key bytes, one resize or one
+// channel message.
 type userSeg struct {
 	keys       []byte
 	resize     bool
 	cols, rows int
+	ch         *ChannelMsg // never modified: clones share it
 }
 
+// isKeys reports whether s is a run of key bytes.
+func (s userSeg) isKeys() bool { return !s.resize && s.ch == nil }
+
 func (s userSeg) events() uint64 {
-	if s.resize {
+	if !s.isKeys() {
 		return 1
 	}
 	return uint64(len(s.keys))
@@ -25,7 +31,8 @@ func (s userSeg) events() uint64 {
 // UserStream is the client-to-server state of the SSP transport (spec
 // section 8.1): the append-only log of the user's input since the session
 // began, where each typed byte and each resize is one event. Its diff is a
-// Mosh ClientBuffers.UserMessage. Event positions are absolute: Subtract
+// Mosh ClientBuffers.UserMessage. Between gosh ends, each channel message
+// (spec section 12.2) is an event too. Event positions are absolute: Subtract
 // drops an acknowledged prefix but [UserStream.Total] keeps counting from
 // the start of the session.
 //
@@ -35,6 +42,7 @@ type UserStream struct {
 	total  uint64 // events ever appended
 	urgent uint64 // events before this position may not wait (see Shown)
 	segs   []userSeg
+	chans  int // Data bytes of the channel messages in segs
 }
 
 // NewUserStream returns an empty stream.
@@ -45,8 +53,11 @@ func (s *UserStream) Footprint() int {
 	n := 64
 	for _, seg := range s.segs {
 		n += len(seg.keys) + 48
+		if seg.ch != nil {
+			n += chanOverhead
+		}
 	}
-	return n
+	return n + s.chans
 }
 
 // PushKeys appends typed bytes (copied).
@@ -63,7 +74,7 @@ func (s *UserStream) PushShownKeys(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	if n := len(s.segs); n > 0 && !s.segs[n-1].resize {
+	if n := len(s.segs); n > 0 && s.segs[n-1].isKeys() {
 		s.segs[n-1].keys = append(s.segs[n-1].keys, b...)
 	} else {
 		s.segs = append(s.segs, userSeg{keys: append([]byte(nil), b...)})
@@ -74,6 +85,16 @@ func (s *UserStream) PushShownKeys(b []byte) {
 // PushResize appends a resize to cols×rows.
 func (s *UserStream) PushResize(cols, rows int) {
 	s.segs = append(s.segs, userSeg{resize: true, cols: cols, rows: rows})
+	s.total++
+	s.urgent = s.total
+}
+
+// PushChannel appends a channel message (its Data copied): one event,
+// which never waits (it is not shown).
+func (s *UserStream) PushChannel(m ChannelMsg) {
+	m.Data = cloneData(m.Data)
+	s.segs = append(s.segs, userSeg{ch: &m})
+	s.chans += len(m.Data)
 	s.total++
 	s.urgent = s.total
 }
@@ -96,14 +117,18 @@ func (s *UserStream) Held() uint64 { return s.total - s.base }
 
 // EventsSince returns the events from absolute position total on, with
 // consecutive bytes coalesced. Events already dropped by Subtract are not
-// returned. The Keys slices alias the stream: read them before modifying
-// it.
+// returned. The Keys slices and channel messages (a copy each, but with
+// their Data) alias the stream: read them, do not modify them.
 func (s *UserStream) EventsSince(total uint64) []UserEvent {
 	var out []UserEvent
-	s.walk(total, func(seg userSeg) {
-		if seg.resize {
+	s.walk(total, func(_ uint64, seg userSeg) {
+		switch {
+		case seg.resize:
 			out = append(out, UserEvent{Resize: true, Cols: seg.cols, Rows: seg.rows})
-		} else {
+		case seg.ch != nil:
+			m := *seg.ch
+			out = append(out, UserEvent{Channel: &m})
+		default:
 			out = append(out, UserEvent{Keys: seg.keys})
 		}
 	})
@@ -111,16 +136,17 @@ func (s *UserStream) EventsSince(total uint64) []UserEvent {
 }
 
 // walk calls fn for the segments (or tails of segments) at or after
-// absolute position from.
-func (s *UserStream) walk(from uint64, fn func(userSeg)) {
+// absolute position from, with the absolute position of each.
+func (s *UserStream) walk(from uint64, fn func(pos uint64, seg userSeg)) {
 	pos := s.base
 	for _, seg := range s.segs {
 		n := seg.events()
 		if pos+n > from {
-			if skip := from - min(from, pos); skip > 0 {
+			skip := from - min(from, pos)
+			if skip > 0 {
 				seg.keys = seg.keys[skip:]
 			}
-			fn(seg)
+			fn(pos+skip, seg)
 		}
 		pos += n
 	}
@@ -129,7 +155,7 @@ func (s *UserStream) walk(from uint64, fn func(userSeg)) {
 // Clone returns a copy of s. Key bytes are shared; both copies only ever
 // append beyond their own length.
 func (s *UserStream) Clone() *UserStream {
-	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, segs: make([]userSeg, len(s.segs))}
+	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, chans: s.chans, segs: make([]userSeg, len(s.segs))}
 	for i, seg := range s.segs {
 		seg.keys = seg.keys[:len(seg.keys):len(seg.keys)]
 		c.segs[i] = seg
@@ -153,10 +179,10 @@ func (s *UserStream) Equal(o *UserStream) bool {
 	a, b := s.segsSince(from), o.segsSince(from)
 	var ka, kb []byte // unconsumed key bytes of the current runs
 	for {
-		for len(ka) == 0 && len(a) > 0 && !a[0].resize {
+		for len(ka) == 0 && len(a) > 0 && a[0].isKeys() {
 			ka, a = a[0].keys, a[1:]
 		}
-		for len(kb) == 0 && len(b) > 0 && !b[0].resize {
+		for len(kb) == 0 && len(b) > 0 && b[0].isKeys() {
 			kb, b = b[0].keys, b[1:]
 		}
 		switch {
@@ -167,11 +193,11 @@ func (s *UserStream) Equal(o *UserStream) bool {
 			}
 			ka, kb = ka[n:], kb[n:]
 		case len(ka) > 0 || len(kb) > 0:
-			return false // keys on one side, a resize or the end on the other
+			return false // keys on one side, another event or the end on the other
 		case len(a) == 0 || len(b) == 0:
 			return len(a) == len(b)
-		default: // both at a resize
-			if a[0].cols != b[0].cols || a[0].rows != b[0].rows {
+		default: // both at a resize or channel message
+			if !equalEvent(&a[0], &b[0]) {
 				return false
 			}
 			a, b = a[1:], b[1:]
@@ -179,23 +205,37 @@ func (s *UserStream) Equal(o *UserStream) bool {
 	}
 }
 
+// equalEvent reports whether two single-event segments (resizes or
+// channel messages) are the same event.
+func equalEvent(a, b *userSeg) bool {
+	if a.ch != nil || b.ch != nil {
+		return a.ch != nil && b.ch != nil && equalChannelMsg(a.ch, b.ch)
+	}
+	return a.cols == b.cols && a.rows == b.rows
+}
+
 // segsSince returns the segments (or segment tails) from absolute
 // position total on; the key slices alias the stream.
 func (s *UserStream) segsSince(total uint64) []userSeg {
 	var out []userSeg
-	s.walk(total, func(seg userSeg) { out = append(out, seg) })
+	s.walk(total, func(_ uint64, seg userSeg) { out = append(out, seg) })
 	return out
 }
 
 // Diff returns the UserMessage that appends to from the events s has
 // beyond it (from must be a prefix of s): one Keystroke instruction per run
-// of bytes, one ResizeMessage instruction per resize. It is empty if there
-// is nothing to send.
+// of bytes, one ResizeMessage instruction per resize, one channel
+// instruction per channel message (with its absolute position). It is
+// empty if there is nothing to send.
 func (s *UserStream) Diff(from *UserStream) []byte {
 	var b []byte
-	s.walk(from.total, func(seg userSeg) {
+	s.walk(from.total, func(pos uint64, seg userSeg) {
 		if seg.resize {
 			b = appendResize(b, seg.cols, seg.rows)
+			return
+		}
+		if seg.ch != nil {
+			b = appendChannel(b, pos, seg.ch)
 			return
 		}
 		var body []byte
@@ -206,8 +246,10 @@ func (s *UserStream) Diff(from *UserStream) []byte {
 }
 
 // Apply appends the events of a UserMessage. For each instruction the
-// keystroke extension is used if present, else the resize; unknown
-// extensions are ignored. On error s may hold a prefix of the events.
+// keystroke extension is used if present, else the resize, else the
+// channel message (skipped if s already has it; see spec section 12.2 for
+// the errors); unknown extensions are ignored. On error s may hold a
+// prefix of the events.
 func (s *UserStream) Apply(diff []byte) error {
 	return parseInstructions(diff, func(in *instruction) error {
 		switch {
@@ -223,9 +265,24 @@ func (s *UserStream) Apply(diff []byte) error {
 				return err
 			}
 			s.PushResize(cols, rows)
+		case in.has[extChannel]:
+			return s.applyChannel(in.body[extChannel])
 		}
 		return nil
 	})
+}
+
+// applyChannel applies a received channel extension body.
+func (s *UserStream) applyChannel(body []byte) error {
+	index, m, err := parseChannel(body)
+	if err != nil {
+		return err
+	}
+	if ok, err := admitChannel(index, s.total, s.chans, &m); !ok {
+		return err
+	}
+	s.PushChannel(m)
+	return nil
 }
 
 // Subtract drops the events s shares with prefix (the acknowledged part),
@@ -236,6 +293,9 @@ func (s *UserStream) Subtract(prefix *UserStream) {
 		seg := &s.segs[0]
 		n := seg.events()
 		if s.base+n <= drop {
+			if seg.ch != nil {
+				s.chans -= len(seg.ch.Data)
+			}
 			s.base += n
 			s.segs = s.segs[1:]
 			continue

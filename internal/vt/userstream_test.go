@@ -167,6 +167,13 @@ func FuzzUserStream(f *testing.F) {
 	f.Add([]byte{0x0a, 0x04, 0x4a, 0x02, 0x08, 0x01})
 	f.Add([]byte{0x0a, 0xff})
 	f.Add([]byte("\xf5\xf5\xf5\xf500000")) // field number out of range (found by FuzzHostMessage)
+
+	// gosh channels (spec section 12.2)
+	f.Add(mustHex("0a0f520d08001001180122056167656e74"))            // channel open at 0
+	f.Add(mustHex("0a051203220161" + "0a085206080110031803"))       // a key, then a close at 1
+	f.Add(mustHex("0a085206080010021802" + "0a085206080010021802")) // a duplicate
+	f.Add(mustHex("0a06520408051802"))                              // a gap
+	f.Add(mustHex("0a0b520908001002180428ac02"))                    // credit
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		s := vt.NewUserStream()
 		if err := s.Apply(msg); err != nil {

@@ -17,19 +17,39 @@ import (
 //	   3 resize { 5 width, 6 height }      3 resize { 5 width, 6 height }
 //	 }                                     7 echoack { 8 echo_ack_num: uint64 }
 //	                                     }
+//
+// gosh adds one extension to both messages, sent only to a gosh peer that
+// negotiated it (spec section 12.2); stock Mosh ignores it as unknown:
+//
+//	1 instruction {
+//	  10 channel {
+//	    1 index: uint64    absolute position of the message in its log
+//	    2 id: varint       channel ID (uint32)
+//	    3 kind: varint     ChannelKind
+//	    4 data: bytes      omitted when empty
+//	    5 credit: varint   omitted when 0 (uint32)
+//	  }
+//	}
 const (
 	fieldInstruction protowire.Number = 1
 
-	extKeystroke protowire.Number = 2 // UserMessage
-	extHostBytes protowire.Number = 2 // HostMessage
-	extResize    protowire.Number = 3 // both
-	extEchoAck   protowire.Number = 7 // HostMessage
+	extKeystroke protowire.Number = 2  // UserMessage
+	extHostBytes protowire.Number = 2  // HostMessage
+	extResize    protowire.Number = 3  // both
+	extEchoAck   protowire.Number = 7  // HostMessage
+	extChannel   protowire.Number = 10 // both (gosh)
 
 	fieldKeys       protowire.Number = 4 // Keystroke.keys
 	fieldHostString protowire.Number = 4 // HostBytes.hoststring
 	fieldWidth      protowire.Number = 5 // ResizeMessage.width (columns)
 	fieldHeight     protowire.Number = 6 // ResizeMessage.height (rows)
 	fieldEchoAckNum protowire.Number = 8 // EchoAck.echo_ack_num
+
+	fieldChanIndex  protowire.Number = 1 // channel.index
+	fieldChanID     protowire.Number = 2 // channel.id
+	fieldChanKind   protowire.Number = 3 // channel.kind
+	fieldChanData   protowire.Number = 4 // channel.data
+	fieldChanCredit protowire.Number = 5 // channel.credit
 )
 
 // ErrMalformed is returned by Apply for a diff that is not a well-formed
@@ -101,9 +121,14 @@ func forEachField(msg []byte, fn func(f field) error) error {
 // instruction is a decoded Instruction: the extensions present (the last
 // occurrence of each wins, as in protobuf).
 type instruction struct {
-	has  [8]bool
-	body [8][]byte
+	has  [extChannel + 1]bool
+	body [extChannel + 1][]byte
 }
+
+// recorded reports whether parseInstructions records (and so validates)
+// extension n: the numbers below 8, as always, and gosh's channel. Others
+// are ignored unparsed.
+func recorded(n protowire.Number) bool { return n < 8 || n == extChannel }
 
 // parseInstructions decodes the instructions of a User/HostMessage.
 func parseInstructions(msg []byte, fn func(in *instruction) error) error {
@@ -116,7 +141,7 @@ func parseInstructions(msg []byte, fn func(in *instruction) error) error {
 		}
 		var in instruction
 		err := forEachField(f.bytes, func(e field) error {
-			if e.num < protowire.Number(len(in.has)) && e.typ == protowire.BytesType {
+			if recorded(e.num) && e.typ == protowire.BytesType {
 				in.has[e.num], in.body[e.num] = true, e.bytes
 				// Every known extension must parse, as for protobuf's
 				// own decoder (and Mosh's).

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/relay"
+)
+
+// relayTestTimeout bounds every wait of the relay tests.
+const relayTestTimeout = 10 * time.Second
+
+func parseServerRelay(t *testing.T, args ...string) (*RelayOptions, error) {
+	t.Helper()
+	var got *RelayOptions
+	cmd := newServerRelayCmd(func(o *RelayOptions) error { got = o; return nil })
+	cmd.SetFlagErrorFunc(flagError)
+	cmd.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SetErr(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return got, err
+}
+
+func TestServerRelayFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want RelayOptions
+	}{
+		{"port", []string{"--port", "60001"}, RelayOptions{Port: 60001}},
+		{"host", []string{"--port=60001", "--host", "10.0.0.2"}, RelayOptions{Port: 60001, Host: netip.MustParseAddr("10.0.0.2")}},
+		{"IPv6 host", []string{"--host", "2001:db8::2", "--port", "65535"}, RelayOptions{Port: 65535, Host: netip.MustParseAddr("2001:db8::2")}},
+		{"verbose", []string{"-v", "--port", "1"}, RelayOptions{Port: 1, Verbose: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseServerRelay(t, tc.args...)
+			if err != nil {
+				t.Fatalf("server relay %q: %v", tc.args, err)
+			}
+			got.Stdin, got.Stdout, got.Stderr, got.ctx = nil, nil, nil, nil
+			if *got != tc.want {
+				t.Errorf("server relay %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
+			}
+		})
+	}
+}
+
+// TestServerRelayBadArgs runs the whole program: a bad command line is a
+// usage error (status 2), a target not on this host a failure (status 1),
+// each with one line on stderr.
+func TestServerRelayBadArgs(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"no port", nil, exitUsage, "gosh server relay: missing --port"},
+		{"port 0", []string{"--port", "0"}, exitUsage, `gosh server relay: invalid argument "0" for "--port" flag`},
+		{"port too big", []string{"--port", "65536"}, exitUsage, "outside valid range"},
+		{"port not a number", []string{"--port", "ssh"}, exitUsage, `bad port "ssh"`},
+		{"host not numeric", []string{"--port", "60001", "--host", "localhost"}, exitUsage, "bad local address"},
+		{"stray argument", []string{"--port", "60001", "x"}, exitUsage, "unknown command or argument"},
+		{"unknown flag", []string{"--port", "60001", "--udp"}, exitUsage, "unknown flag: --udp"},
+		{"another host", []string{"--port", "60001", "--host", "192.0.2.1"}, exitError, "gosh server relay: relay: target 192.0.2.1:60001 is not an address of this host"},
+		{"unspecified host", []string{"--port", "60001", "--host", "0.0.0.0"}, exitError, "gosh server relay: relay: target 0.0.0.0:60001"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"server", "relay"}, tc.args...)
+			code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Errorf("gosh %q: exit status %d, want %d (stderr %q)", args, code, tc.wantCode, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("gosh %q: stderr = %q, want one line containing %q", args, stderr.String(), tc.wantStderr)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("gosh %q: stdout = %q, want nothing", args, stdout.String())
+			}
+		})
+	}
+}
+
+func TestRelayHost(t *testing.T) {
+	tests := []struct {
+		sshConnection string
+		want          string
+	}{
+		{"192.0.2.9 51000 10.0.0.2 22", "10.0.0.2"},
+		{"2001:db8::9 51000 2001:db8::2 22", "2001:db8::2"},
+		{"::ffff:192.0.2.9 51000 ::ffff:10.0.0.2 22", "10.0.0.2"},
+		{"", "127.0.0.1"},
+		{"192.0.2.9 51000 10.0.0.2", "127.0.0.1"},
+		{"192.0.2.9 51000 server 22", "127.0.0.1"},
+	}
+	for _, tc := range tests {
+		if got := relayHost(tc.sshConnection); got.String() != tc.want {
+			t.Errorf("relayHost(%q) = %v, want %s", tc.sshConnection, got, tc.want)
+		}
+	}
+}
+
+// startRelayEcho starts a UDP server on 127.0.0.1 that sends every
+// datagram back, stopped when the test ends.
+func startRelayEcho(t *testing.T) uint16 {
+	t.Helper()
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, relay.MaxDatagram)
+		for {
+			n, from, err := conn.ReadFromUDPAddrPort(buf)
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			if err == nil {
+				conn.WriteToUDPAddrPort(buf[:n], from)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		conn.Close()
+		<-done
+	})
+	return conn.LocalAddr().(*net.UDPAddr).AddrPort().Port()
+}
+
+// TestServerRelayRun runs "gosh server relay" in-process between two
+// pipes, as SSH runs it: frames on stdin reach a UDP echo server on
+// 127.0.0.1 and come back on stdout, and the end of stdin ends it with
+// status 0.
+func TestServerRelayRun(t *testing.T) {
+	tests := []struct {
+		name          string
+		args          []string
+		sshConnection string // "" unsets SSH_CONNECTION
+	}{
+		{"host flag", []string{"--host", "127.0.0.1"}, "192.0.2.9 51000 192.0.2.1 22"},
+		{"SSH_CONNECTION", nil, "192.0.2.9 51000 127.0.0.1 22"},
+		{"no SSH_CONNECTION", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.sshConnection == "" {
+				unsetenv(t, "SSH_CONNECTION")
+			} else {
+				t.Setenv("SSH_CONNECTION", tc.sshConnection)
+			}
+			port := startRelayEcho(t)
+			stdin, in := relayPipe(t)
+			out, stdout := relayPipe(t)
+			var stderr bytes.Buffer
+			args := append([]string{"server", "relay", "--port", fmt.Sprint(port)}, tc.args...)
+			code := make(chan int, 1)
+			go func() { code <- run(context.Background(), args, stdin, stdout, &stderr) }()
+
+			frames := relay.NewReader(out)
+			for _, d := range []string{"hello", strings.Repeat("x", 1400), "bye"} {
+				if err := relay.WriteFrame(in, []byte(d)); err != nil {
+					t.Fatal(err)
+				}
+				got, err := frames.Next()
+				if err != nil || string(got) != d {
+					t.Fatalf("echo of a %d-byte datagram = %d bytes, %v", len(d), len(got), err)
+				}
+			}
+			in.Close()
+			select {
+			case c := <-code:
+				if c != exitOK || stderr.Len() != 0 {
+					t.Errorf("gosh %q after stdin ended: exit status %d, stderr %q; want 0 and nothing", args, c, stderr.String())
+				}
+			case <-time.After(relayTestTimeout):
+				t.Fatalf("gosh %q still running %v after stdin ended", args, relayTestTimeout)
+			}
+		})
+	}
+}
+
+// relayPipe returns an OS pipe whose reads fail after relayTestTimeout,
+// closed when the test ends.
+func relayPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		w.Close()
+	})
+	if err := r.SetReadDeadline(time.Now().Add(relayTestTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	return r, w
+}

@@ -1,0 +1,180 @@
+package session_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/session"
+)
+
+// pipeListener is the server's agent socket in memory: connect returns the
+// program's end of a new connection.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (io.ReadWriteCloser, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	select {
+	case <-l.closed:
+	default:
+		close(l.closed)
+	}
+	return nil
+}
+
+// connect is the program connecting to SSH_AUTH_SOCK.
+func (l *pipeListener) connect(t *testing.T) net.Conn {
+	prog, srv := net.Pipe()
+	select {
+	case l.conns <- srv:
+	case <-time.After(time.Second):
+		t.Fatal("the server does not accept agent connections")
+	}
+	return prog
+}
+
+// upperAgent is the client's "agent": it answers each read with the bytes
+// upper-cased, until its connection is closed.
+func upperAgent() (io.ReadWriteCloser, error) {
+	c, agent := net.Pipe()
+	go func() {
+		defer agent.Close()
+		buf := make([]byte, 4096)
+		for {
+			n, err := agent.Read(buf)
+			if n > 0 {
+				if _, err := agent.Write(bytes.ToUpper(buf[:n])); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c, nil
+}
+
+// request writes req on c and reads len(req) bytes back, within limit.
+func request(t *testing.T, c net.Conn, req []byte, limit time.Duration) ([]byte, error) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { _, err := c.Write(req); errc <- err }()
+	got := make([]byte, len(req))
+	done := make(chan error, 1)
+	go func() { _, err := io.ReadFull(c, got); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+		return got, <-errc
+	case <-time.After(limit):
+		t.Fatalf("no answer within %v", limit)
+		return nil, nil
+	}
+}
+
+// TestAgentForwarding: a program's connections to the server's agent
+// socket reach the client's agent, in order and whole (a megabyte, past
+// every credit window), also across an outage; without an agent to
+// forward to, the program's connection ends cleanly.
+func TestAgentForwarding(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		agent := newPipeListener()
+		r.startServer(session.ServerConfig{Agent: agent})
+		r.startClient(session.ClientConfig{DialAgent: upperAgent})
+		r.waitScreen(ready, 2*time.Second)
+
+		c := agent.connect(t)
+		if got, err := request(t, c, []byte("list keys"), 5*time.Second); err != nil || string(got) != "LIST KEYS" {
+			t.Fatalf("request = %q, %v; want LIST KEYS", got, err)
+		}
+		big := bytes.Repeat([]byte("abcdefghijklmnopqrstuvwxyz012345"), 1<<15) // 1 MiB
+		if got, err := request(t, c, big, 60*time.Second); err != nil || !bytes.Equal(got, bytes.ToUpper(big)) {
+			t.Fatalf("1 MiB request: %d bytes back, %v; want it upper-cased", len(got), err)
+		}
+
+		r.dropAll() // an outage with a request in flight
+		errc := make(chan []byte, 1)
+		go func() {
+			got, _ := request(t, c, []byte("during the outage"), time.Minute)
+			errc <- got
+		}()
+		time.Sleep(10 * time.Second)
+		r.restore()
+		select {
+		case got := <-errc:
+			if string(got) != "DURING THE OUTAGE" {
+				t.Fatalf("after the outage: %q", got)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the request in flight during the outage was not answered after it")
+		}
+		c.Close()
+
+		// A second connection works as well.
+		c2 := agent.connect(t)
+		if got, err := request(t, c2, []byte("again"), 5*time.Second); err != nil || string(got) != "AGAIN" {
+			t.Fatalf("second connection: %q, %v", got, err)
+		}
+		c2.Close()
+	})
+}
+
+// TestAgentNotForwarded: a client with no agent to forward to (no -A, or
+// the agent cannot be reached) ends the program's connection: it reads
+// EOF, at once, rather than hanging.
+func TestAgentNotForwarded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dial func() (io.ReadWriteCloser, error)
+	}{
+		{"no -A", nil},
+		{"agent unreachable", func() (io.ReadWriteCloser, error) { return nil, errors.New("no agent here") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				agent := newPipeListener()
+				r.startServer(session.ServerConfig{Agent: agent})
+				r.startClient(session.ClientConfig{DialAgent: tc.dial})
+				r.waitScreen(ready, 2*time.Second)
+				c := agent.connect(t)
+				go c.Write([]byte("list keys"))
+				done := make(chan error, 1)
+				go func() { _, err := c.Read(make([]byte, 10)); done <- err }()
+				select {
+				case err := <-done:
+					if !errors.Is(err, io.EOF) {
+						t.Errorf("read = %v, want EOF", err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Error("the program's connection neither answered nor ended")
+				}
+				c.Close()
+			})
+		})
+	}
+}

@@ -1,0 +1,215 @@
+package vt
+
+import (
+	"errors"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Gosh channels (spec section 12.2) carry forwarded connections, such as
+// the SSH agent's, between two gosh ends inside the synchronised states:
+// each state holds an append-only log of channel messages, sent in its
+// diffs as an Instruction extension that stock Mosh never receives. A
+// message stays in its sender's state until the peer acknowledges a state
+// holding it, so SSP makes the log reliable and ordered.
+
+// ChannelKind is what a channel message does.
+type ChannelKind uint8
+
+// The channel message kinds.
+const (
+	ChannelOpen   ChannelKind = 1 // open channel ID for a service named by Data ("agent"; later "tcp:host:port")
+	ChannelData   ChannelKind = 2 // Data is the next bytes of the channel
+	ChannelClose  ChannelKind = 3 // no more data from this side; Data may hold a reason (UTF-8 text)
+	ChannelCredit ChannelKind = 4 // the sender may send Credit more data bytes on channel ID (flow control)
+)
+
+// ChannelMsg is one message of a gosh channel.
+type ChannelMsg struct {
+	ID     uint32
+	Kind   ChannelKind
+	Data   []byte
+	Credit uint32
+}
+
+// Limits of gosh channels.
+const (
+	// ChannelWindow is the credit each side of a channel starts with:
+	// how many data bytes it may send on the channel, per direction,
+	// before the peer grants more with ChannelCredit.
+	ChannelWindow = 64 << 10
+
+	// MaxChannelMessage is the most Data one received channel message
+	// may carry.
+	MaxChannelMessage = 64 << 10
+
+	// MaxChannelBacklog is the most Data bytes of received channel
+	// messages a state holds (those not yet trimmed or subtracted).
+	MaxChannelBacklog = 4 << 20
+)
+
+// ErrChannelBacklog is returned by Apply for a diff whose channel
+// messages exceed MaxChannelMessage or MaxChannelBacklog.
+var ErrChannelBacklog = errors.New("vt: channel backlog too large")
+
+// chanOverhead is about how many bytes a held channel message costs
+// beyond its Data, for Footprint.
+const chanOverhead = 64
+
+// cloneData returns a copy of b, nil if it is empty.
+func cloneData(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// equalChannelMsg reports whether a and b are the same message.
+func equalChannelMsg(a, b *ChannelMsg) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && a.Credit == b.Credit && string(a.Data) == string(b.Data)
+}
+
+// appendChannel appends a channel instruction for m at absolute position
+// index.
+func appendChannel(b []byte, index uint64, m *ChannelMsg) []byte {
+	var body []byte
+	body = protowire.AppendTag(body, fieldChanIndex, protowire.VarintType)
+	body = protowire.AppendVarint(body, index)
+	body = protowire.AppendTag(body, fieldChanID, protowire.VarintType)
+	body = protowire.AppendVarint(body, uint64(m.ID))
+	body = protowire.AppendTag(body, fieldChanKind, protowire.VarintType)
+	body = protowire.AppendVarint(body, uint64(m.Kind))
+	if len(m.Data) > 0 {
+		body = appendBytesField(body, fieldChanData, m.Data)
+	}
+	if m.Credit != 0 {
+		body = protowire.AppendTag(body, fieldChanCredit, protowire.VarintType)
+		body = protowire.AppendVarint(body, uint64(m.Credit))
+	}
+	return appendInstruction(b, extChannel, body)
+}
+
+// parseChannel decodes a channel extension body (the last occurrence of
+// each field wins). m.Data aliases body.
+func parseChannel(body []byte) (index uint64, m ChannelMsg, err error) {
+	var id, kind, credit uint64
+	err = forEachField(body, func(f field) error {
+		if f.typ == protowire.BytesType && f.num == fieldChanData {
+			m.Data = f.bytes
+			return nil
+		}
+		if f.typ != protowire.VarintType {
+			return nil
+		}
+		switch f.num {
+		case fieldChanIndex:
+			index = f.varint
+		case fieldChanID:
+			id = f.varint
+		case fieldChanKind:
+			kind = f.varint
+		case fieldChanCredit:
+			credit = f.varint
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, ChannelMsg{}, err
+	}
+	if id > math.MaxUint32 || kind > math.MaxUint8 || credit > math.MaxUint32 {
+		return 0, ChannelMsg{}, ErrMalformed
+	}
+	m.ID, m.Kind, m.Credit = uint32(id), ChannelKind(kind), uint32(credit)
+	return index, m, nil
+}
+
+// admitChannel decides what a receiver whose log has total messages, of
+// which the held ones carry held Data bytes, does with message m received
+// at absolute position index: append it (true), skip it as one it already
+// has (false), or reject the diff (an error).
+func admitChannel(index, total uint64, held int, m *ChannelMsg) (bool, error) {
+	switch {
+	case len(m.Data) > MaxChannelMessage:
+		return false, ErrChannelBacklog
+	case index < total:
+		return false, nil
+	case index > total:
+		return false, ErrMalformed // a gap: the diff is not from our base
+	case held+len(m.Data) > MaxChannelBacklog:
+		return false, ErrChannelBacklog
+	}
+	return true, nil
+}
+
+// chanLog is an append-only log of channel messages with absolute
+// positions: it holds those at positions base to total-1 (earlier ones
+// were trimmed). Clones share the messages, which are never modified.
+type chanLog struct {
+	base, total uint64
+	msgs        []ChannelMsg // msgs[i] is at position base+i
+	bytes       int          // Data bytes of msgs
+}
+
+// push appends m, copying its Data.
+func (l *chanLog) push(m ChannelMsg) {
+	m.Data = cloneData(m.Data)
+	l.msgs = append(l.msgs, m)
+	l.bytes += len(m.Data)
+	l.total++
+}
+
+// clone returns a copy of l that shares its messages; either copy appends
+// beyond its own length without disturbing the other.
+func (l *chanLog) clone() chanLog {
+	c := *l
+	c.msgs = l.msgs[:len(l.msgs):len(l.msgs)]
+	return c
+}
+
+// since returns the held messages from absolute position pos on.
+func (l *chanLog) since(pos uint64) []ChannelMsg {
+	if pos >= l.total {
+		return nil
+	}
+	return append([]ChannelMsg(nil), l.msgs[max(pos, l.base)-l.base:]...)
+}
+
+// trim drops the held messages below absolute position pos.
+func (l *chanLog) trim(pos uint64) {
+	for l.base < min(pos, l.total) {
+		l.bytes -= len(l.msgs[0].Data)
+		l.msgs = l.msgs[1:]
+		l.base++
+	}
+	if len(l.msgs) == 0 {
+		l.msgs = nil
+	}
+}
+
+// appendDiff appends a channel instruction for each held message from
+// absolute position from on.
+func (l *chanLog) appendDiff(b []byte, from uint64) []byte {
+	for p := max(from, l.base); p < l.total; p++ {
+		b = appendChannel(b, p, &l.msgs[p-l.base])
+	}
+	return b
+}
+
+// apply applies a received channel extension body.
+func (l *chanLog) apply(body []byte) error {
+	index, m, err := parseChannel(body)
+	if err != nil {
+		return err
+	}
+	if ok, err := admitChannel(index, l.total, l.bytes, &m); !ok {
+		return err
+	}
+	l.push(m)
+	return nil
+}
+
+// footprint is about how many bytes the held messages take.
+func (l *chanLog) footprint() int {
+	return l.bytes + chanOverhead*len(l.msgs)
+}
