@@ -66,7 +66,7 @@ race:
 # peers and memory bounds, which allocate hundreds of megabytes or push tens
 # of thousands of datagrams (//go:build !race).
 hostile:
-	$(GO) test -timeout $(TESTTIMEOUT) -run 'Hostile|Memory|Budget|Flood' ./internal/ssp ./internal/session
+	$(GO) test -timeout $(TESTTIMEOUT) -run 'Hostile|Memory|Budget|Flood|Forward' ./internal/ssp ./internal/session
 
 # wine-test cross-compiles the tests of the packages with Windows code
 # (and the cores under them) for windows/amd64 and runs them under Wine,

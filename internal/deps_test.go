@@ -64,6 +64,7 @@ var layers = map[string]int{
 	"internal/bench/keylat":        1,
 	"internal/bench/sshlink":       1,
 	"internal/terminfo":            0,
+	"internal/socks":               0,
 	"internal/vt":                  0,
 	"internal/pb":                  0,
 	"internal/pb/hostpb":           0,

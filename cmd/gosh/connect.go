@@ -78,6 +78,8 @@ type ConnectOptions struct {
 	Transport session.TransportMode
 	// ForwardAgent forwards the SSH agent to the server (-A).
 	ForwardAgent bool
+	// Forwards are the -L and -D options.
+	Forwards []forwardSpec
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -87,6 +89,7 @@ type ConnectOptions struct {
 func newConnectCmd(runF func(*ConnectOptions) error) *cobra.Command {
 	o := &ConnectOptions{}
 	var alwaysPredict, neverPredict, ipv4, ipv6 bool
+	var localFwd, dynamicFwd []string
 	cmd := &cobra.Command{
 		Use:   "connect [options] [user@]host[:port] [--] [COMMAND...]",
 		Short: "Connect to a remote host (bootstrap over SSH, then UDP)",
@@ -111,6 +114,9 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
   MOSH_KEY=... gosh connect --direct 127.0.0.1 60001`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd, args, alwaysPredict, neverPredict, ipv4, ipv6); err != nil {
+				return err
+			}
+			if err := o.forwards(cmd.CommandPath(), localFwd, dynamicFwd); err != nil {
 				return err
 			}
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -138,6 +144,8 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
 	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
 	f.BoolVarP(&o.ForwardAgent, "forward-agent", "A", false, "forward the SSH agent ($SSH_AUTH_SOCK) to the session's programs, as ssh -A (needs a gosh server; ssh_config's ForwardAgent also asks for it)")
+	f.StringArrayVarP(&localFwd, "local-forward", "L", nil, "forward [bind_address:]port on this machine to host:hostport as seen from the server, as ssh -L (needs a gosh server)")
+	f.StringArrayVarP(&dynamicFwd, "dynamic-forward", "D", nil, "a SOCKS5 proxy on [bind_address:]port whose connections leave from the server, as ssh -D (needs a gosh server)")
 	f.Var(&o.Transport, "transport", "how datagrams reach the server: auto (UDP; over the SSH connection while nothing comes back over UDP), udp (never over SSH) or tcp (always over SSH); SSH needs gosh on the remote and the built-in client (not --ssh)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
 	f.StringVar(&o.RemoteBinary, "remote-binary", "", "gosh binary to upload to the remote (for another OS or architecture)")
@@ -208,6 +216,28 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	}
 	if o.Transport == session.TransportTCP && (o.Local || o.Direct || o.SSH != "") {
 		return usagef("%s: --transport=tcp needs the built-in SSH client: not with --local, --direct or --ssh", name)
+	}
+	return nil
+}
+
+// forwards parses the -L and -D options.
+func (o *ConnectOptions) forwards(name string, local, dynamic []string) error {
+	for _, l := range local {
+		sp, err := parseLocalForward(l)
+		if err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		o.Forwards = append(o.Forwards, sp)
+	}
+	for _, d := range dynamic {
+		sp, err := parseDynamicForward(d)
+		if err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		o.Forwards = append(o.Forwards, sp)
+	}
+	if len(o.Forwards) > 0 && !o.Local && !o.Direct && o.Server != bootstrap.DefaultServerCommand {
+		return usagef("%s: -L and -D need a gosh server on the remote, not %s", name, o.Server)
 	}
 	return nil
 }

@@ -71,6 +71,10 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		}
 	}
 
+	forwards, err := listenForwards(o.Forwards)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
 	term, err := tty.Open(stdin, stdout)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -107,6 +111,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		Transport:     o.Transport,
 		DialRelay:     dialRelay,
 		DialAgent:     dialAgent,
+		Forwards:      forwards,
 		Logf:          logf,
 	})
 }

@@ -7,7 +7,11 @@ package main
 // screen. Every server runs on 127.0.0.1 and is killed when its test ends.
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -579,4 +583,112 @@ func TestE2EAgentForwarding(t *testing.T) {
 	tm.WaitForText(10*time.Second, "gosh-e2e-agent-key")
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2EPortForwarding: gosh connect -L and -D against gosh server
+// through a lossy relay: ten megabytes go through -L to an echo server
+// and back intact, with the client's address changing half way (the
+// server roams); a SOCKS5 client reaches the echo server through -D.
+func TestE2EPortForwarding(t *testing.T) {
+	t.Parallel()
+	echo := startEchoServer(t)
+	lport, dport := freeTCPPort(t), freeTCPPort(t)
+	server := startGoshServer(t)
+	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
+	relay.SetLoss(0.02, 0.02)
+	dir := t.TempDir()
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect -L %d:127.0.0.1:%d -D %d --direct 127.0.0.1 %d",
+		server.Key, goshBin, lport, echo.Port(), dport, relay.Addr().Port())
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
+	tm.WaitForText(10*time.Second, prompt)
+
+	size := 10 << 20
+	if raceEnabled {
+		size = 2 << 20
+	}
+	data := make([]byte, size)
+	fill := rand.New(rand.NewPCG(5, 6))
+	for i := range data {
+		data[i] = byte(fill.Uint32())
+	}
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", lport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(3 * time.Minute))
+	start := time.Now()
+	go c.Write(data)
+	got := make([]byte, len(data))
+	if _, err := io.ReadFull(c, got[:len(got)/2]); err != nil {
+		t.Fatalf("-L: reading the first half back: %v", err)
+	}
+	if err := relay.Rebind(); err != nil { // the client roams
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, got[len(got)/2:]); err != nil {
+		t.Fatalf("-L: reading the second half back after a roam: %v", err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("-L: the data came back corrupted")
+	}
+	d := time.Since(start)
+	t.Logf("-L: %d MiB there and back through 2 %% loss each way and a roam in %v (%.2f MB/s each way)",
+		size>>20, d.Round(time.Millisecond), float64(size)/d.Seconds()/1e6)
+
+	s, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", dport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetDeadline(time.Now().Add(time.Minute))
+	p := echo.Port()
+	req := []byte{5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, byte(p >> 8), byte(p)}
+	if _, err := s.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	reply := make([]byte, 12)
+	if _, err := io.ReadFull(s, reply); err != nil || !bytes.Equal(reply[:4], []byte{5, 0, 5, 0}) {
+		t.Fatalf("-D: SOCKS5 replies % x, %v; want success", reply, err)
+	}
+	msg := []byte("through the SOCKS proxy")
+	s.Write(msg)
+	back := make([]byte, len(msg))
+	if _, err := io.ReadFull(s, back); err != nil || !bytes.Equal(back, msg) {
+		t.Fatalf("-D: echoed %q, %v", back, err)
+	}
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// startEchoServer serves TCP echo on the loopback address until the test
+// ends.
+func startEchoServer(t *testing.T) netip.AddrPort {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).AddrPort()
+}
+
+// freeTCPPort returns a loopback TCP port that was free a moment ago.
+func freeTCPPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/coredump"
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
@@ -91,6 +94,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 			if agent != nil {
 				sc.Agent = agent
 			}
+			sc.Dial = dialTCP
 			return sc, nil
 		}
 		prog.Close()
@@ -172,3 +176,13 @@ func cpuProfile(logf func(string, ...any)) (stop func()) {
 		f.Close()
 	}
 }
+
+// dialTCP connects to host:port for a channel the client opened (gosh
+// connect -L and -D), as sshd does for direct-tcpip: any destination the
+// server's host can reach, in the user's name.
+func dialTCP(hostPort string) (io.ReadWriteCloser, error) {
+	return net.DialTimeout("tcp", hostPort, dialTimeout)
+}
+
+// dialTimeout bounds the connection to a forwarded destination.
+const dialTimeout = 10 * time.Second

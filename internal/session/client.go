@@ -70,6 +70,10 @@ type ClientConfig struct {
 	// server's agent socket is forwarded to it (-A). Nil refuses agent
 	// channels.
 	DialAgent func() (io.ReadWriteCloser, error)
+	// Forwards are local listeners whose connections go to the server's
+	// side (-L, -D), once the server is known to take them (a gosh
+	// server). The client closes them when the session ends.
+	Forwards []Forward
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -143,8 +147,9 @@ type client struct {
 	rows      int
 	resetDone bool // deinit already ran
 
-	chans   *channels // forwarded connections (channels.go)
-	chanPos uint64    // the server's channel messages taken
+	chans      *channels // forwarded connections (channels.go)
+	chanPos    uint64    // the server's channel messages taken
+	forwarding bool      // Forwards are being served, or were refused
 
 	// The UDP-blocked fallback (fallback.go):
 	fb        *fallback
@@ -194,7 +199,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.chans = newChannels(false, c.tr.Current().PushChannel, c.dialService, logf)
+	c.chans = newChannels(false, c.tr.Current().PushChannel, c.tr.Current().ChannelBytes, c.dialService, logf)
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
@@ -258,6 +263,9 @@ func (c *client) deinit() {
 // close releases everything; the terminal is restored first.
 func (c *client) close() {
 	c.deinit()
+	for _, f := range c.cfg.Forwards {
+		f.Listener.Close()
+	}
 	c.chans.close()
 	c.conn.Close() // and the relay in use
 	if c.fb.dialing {
@@ -468,6 +476,7 @@ func (c *client) receive(d ssp.Datagram) {
 		c.logf("dropped datagram: %v", err)
 		return
 	}
+	c.chans.flushAll() // acks may have made room
 	if d.Relayed {
 		c.fb.relayHeard(d.At)
 	} else {
@@ -476,11 +485,48 @@ func (c *client) receive(d ssp.Datagram) {
 	if n := c.tr.RemoteNum(); n != c.remoteNum {
 		c.remoteNum = n
 		c.takeChannels()
+		defer c.startForwards(d.At)
 		if !c.connected {
 			c.connected = true
 			c.notify.Clear()
 		}
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())
+	}
+}
+
+// Forward is a local listener whose connections the session forwards to
+// a TCP destination on the server's side.
+type Forward struct {
+	// Name is how messages name it (e.g. "-L 8080:db:5432").
+	Name string
+	// Listener accepts the local connections.
+	Listener Listener
+	// Target returns a connection's destination, "host:port"; it may
+	// read from the connection first (a SOCKS handshake for -D).
+	Target func(c io.ReadWriteCloser) (string, error)
+}
+
+// startForwards serves the Forwards once the server said whether it takes
+// channels.
+func (c *client) startForwards(now time.Time) {
+	if c.forwarding || len(c.cfg.Forwards) == 0 || !c.connected {
+		return
+	}
+	c.forwarding = true
+	if c.tr.PeerCaps()&capChannels == 0 {
+		c.notify.Set("Port forwarding needs a gosh server; not forwarding.", false, errorMessageLife, now)
+		c.logf("the server takes no channels (a stock mosh-server): port forwarding is off")
+		for _, f := range c.cfg.Forwards {
+			f.Listener.Close()
+		}
+		return
+	}
+	for _, f := range c.cfg.Forwards {
+		target := f.Target
+		c.chans.listen(f.Listener, func(conn io.ReadWriteCloser) (string, error) {
+			addr, err := target(conn)
+			return ServiceTCP(addr), err
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,6 +57,9 @@ type ServerConfig struct {
 	// its connections are forwarded to the client's agent (a gosh client
 	// asked with -A). The server closes it when the session ends.
 	Agent Listener
+	// Dial, if not nil, connects to a TCP "host:port" for a channel the
+	// client opens (gosh connect -L and -D); nil refuses them.
+	Dial func(hostPort string) (io.ReadWriteCloser, error)
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -96,11 +100,16 @@ func newServer(cfg ServerConfig) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The client opens nothing on the server (no -L yet): every channel
-	// it would open is refused.
-	refuse := func(string) (func() (io.ReadWriteCloser, error), bool) { return nil, false }
+	// The client opens TCP channels (-L, -D): the server dials them.
+	dial := func(service string) (func() (io.ReadWriteCloser, error), bool) {
+		addr, ok := strings.CutPrefix(service, "tcp:")
+		if !ok || cfg.Dial == nil {
+			return nil, false
+		}
+		return func() (io.ReadWriteCloser, error) { return cfg.Dial(addr) }, true
+	}
 	return &server{
-		chans: newChannels(true, term.PushChannel, refuse, logf),
+		chans: newChannels(true, term.PushChannel, term.ChannelBytes, dial, logf),
 		input: vt.NewUserStream(),
 		cfg:   cfg, logf: logf, tr: tr, term: term, start: now,
 		conn: cfg.Conn, pty: cfg.PTY, signals: cfg.Signals,
@@ -232,7 +241,7 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	}
 	if s.cfg.Agent != nil && !s.listening {
 		s.listening = true
-		s.chans.listen(s.cfg.Agent, ServiceAgent)
+		s.chans.listen(s.cfg.Agent, fixed(ServiceAgent))
 	}
 	switch {
 	case s.exit:
@@ -290,6 +299,7 @@ func (s *server) receive(d ssp.Datagram) {
 		s.logf("dropped datagram from %v: %v", d.From, err)
 		return
 	}
+	s.chans.flushAll() // acks may have made room
 	if n := s.tr.RemoteNum(); n != s.remoteNum && n != ssp.ShutdownNum {
 		s.remoteNum = n
 		s.connected = true

@@ -181,3 +181,8 @@ func (c *Complete) ChannelsSince(pos uint64) []ChannelMsg { return c.chans.since
 // pos (the receiver calls it once it consumed them); ChannelTotal is
 // unchanged.
 func (c *Complete) TrimChannels(pos uint64) { c.chans.trim(pos) }
+
+// ChannelBytes returns the Data bytes of the channel messages held: for a
+// sender's current state, whose acknowledged prefix the transport
+// subtracts, the channel data still in flight.
+func (c *Complete) ChannelBytes() int { return c.chans.bytes }

@@ -99,6 +99,11 @@ func (s *UserStream) PushChannel(m ChannelMsg) {
 	s.urgent = s.total
 }
 
+// ChannelBytes returns the Data bytes of the channel messages the stream
+// holds: for a sender's current state, whose acknowledged prefix the
+// transport subtracts, the channel data still in flight.
+func (s *UserStream) ChannelBytes() int { return s.chans }
+
 // Shown reports whether s extends sent (a prefix of it) by keys pushed
 // with PushShownKeys alone: a change the user already sees, which ssp's
 // gosh pacing lets wait for a frame that goes anyway (ssp.Shown).
