@@ -122,6 +122,7 @@ func TestConnectBadArgs(t *testing.T) {
 		{"bad -L", []string{"-L", "8080:db", "h"}, "bad -L"},
 		{"bad -D", []string{"-D", "x", "h"}, "bad -D"},
 		{"-L with mosh-server", []string{"-L", "8080:db:5432", "--server=mosh-server", "h"}, "need a gosh server"},
+		{"bad -R", []string{"-R", "8080", "h"}, "bad -R"},
 		{"tcp with --ssh", []string{"--transport=tcp", "--ssh=ssh", "h"}, "needs the built-in SSH client"},
 		{"tcp with --direct", []string{"--transport=tcp", "--direct", "127.0.0.1", "60001"}, "needs the built-in SSH client"},
 		{"a and n", []string{"-a", "-n", "h"}, "cannot be combined"},

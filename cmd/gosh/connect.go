@@ -89,7 +89,7 @@ type ConnectOptions struct {
 func newConnectCmd(runF func(*ConnectOptions) error) *cobra.Command {
 	o := &ConnectOptions{}
 	var alwaysPredict, neverPredict, ipv4, ipv6 bool
-	var localFwd, dynamicFwd []string
+	var localFwd, remoteFwd, dynamicFwd []string
 	cmd := &cobra.Command{
 		Use:   "connect [options] [user@]host[:port] [--] [COMMAND...]",
 		Short: "Connect to a remote host (bootstrap over SSH, then UDP)",
@@ -116,7 +116,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 			if err := o.complete(cmd, args, alwaysPredict, neverPredict, ipv4, ipv6); err != nil {
 				return err
 			}
-			if err := o.forwards(cmd.CommandPath(), localFwd, dynamicFwd); err != nil {
+			if err := o.forwards(cmd.CommandPath(), localFwd, remoteFwd, dynamicFwd); err != nil {
 				return err
 			}
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -145,6 +145,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
 	f.BoolVarP(&o.ForwardAgent, "forward-agent", "A", false, "forward the SSH agent ($SSH_AUTH_SOCK) to the session's programs, as ssh -A (needs a gosh server; ssh_config's ForwardAgent also asks for it)")
 	f.StringArrayVarP(&localFwd, "local-forward", "L", nil, "forward [bind_address:]port on this machine to host:hostport as seen from the server, as ssh -L (needs a gosh server)")
+	f.StringArrayVarP(&remoteFwd, "remote-forward", "R", nil, "have the server listen on [bind_address:]port (its loopback address by default) and forward to host:hostport as seen from here, as ssh -R (needs a gosh server)")
 	f.StringArrayVarP(&dynamicFwd, "dynamic-forward", "D", nil, "a SOCKS5 proxy on [bind_address:]port whose connections leave from the server, as ssh -D (needs a gosh server)")
 	f.Var(&o.Transport, "transport", "how datagrams reach the server: auto (UDP; over the SSH connection while nothing comes back over UDP), udp (never over SSH) or tcp (always over SSH); SSH needs gosh on the remote and the built-in client (not --ssh)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
@@ -221,7 +222,14 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 }
 
 // forwards parses the -L and -D options.
-func (o *ConnectOptions) forwards(name string, local, dynamic []string) error {
+func (o *ConnectOptions) forwards(name string, local, remote, dynamic []string) error {
+	for _, r := range remote {
+		sp, err := parseRemoteForward(r)
+		if err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		o.Forwards = append(o.Forwards, sp)
+	}
 	for _, l := range local {
 		sp, err := parseLocalForward(l)
 		if err != nil {
@@ -237,7 +245,7 @@ func (o *ConnectOptions) forwards(name string, local, dynamic []string) error {
 		o.Forwards = append(o.Forwards, sp)
 	}
 	if len(o.Forwards) > 0 && !o.Local && !o.Direct && o.Server != bootstrap.DefaultServerCommand {
-		return usagef("%s: -L and -D need a gosh server on the remote, not %s", name, o.Server)
+		return usagef("%s: -L, -R and -D need a gosh server on the remote, not %s", name, o.Server)
 	}
 	return nil
 }

@@ -585,20 +585,21 @@ func TestE2EAgentForwarding(t *testing.T) {
 	tm.WaitForText(10*time.Second, "client-exit=0")
 }
 
-// TestE2EPortForwarding: gosh connect -L and -D against gosh server
+// TestE2EPortForwarding: gosh connect -L, -D and -R against gosh server
 // through a lossy relay: ten megabytes go through -L to an echo server
 // and back intact, with the client's address changing half way (the
-// server roams); a SOCKS5 client reaches the echo server through -D.
+// server roams); a SOCKS5 client reaches the echo server through -D; a
+// connection to the port the server listens on for -R reaches it too.
 func TestE2EPortForwarding(t *testing.T) {
 	t.Parallel()
 	echo := startEchoServer(t)
-	lport, dport := freeTCPPort(t), freeTCPPort(t)
+	lport, dport, rport := freeTCPPort(t), freeTCPPort(t), freeTCPPort(t)
 	server := startGoshServer(t)
 	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
 	relay.SetLoss(0.02, 0.02)
 	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect -L %d:127.0.0.1:%d -D %d --direct 127.0.0.1 %d",
-		server.Key, goshBin, lport, echo.Port(), dport, relay.Addr().Port())
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect -L %d:127.0.0.1:%d -D %d -R %d:127.0.0.1:%d --direct 127.0.0.1 %d",
+		server.Key, goshBin, lport, echo.Port(), dport, rport, echo.Port(), relay.Addr().Port())
 	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
 	tm.WaitForText(10*time.Second, prompt)
 
@@ -656,6 +657,26 @@ func TestE2EPortForwarding(t *testing.T) {
 	back := make([]byte, len(msg))
 	if _, err := io.ReadFull(s, back); err != nil || !bytes.Equal(back, msg) {
 		t.Fatalf("-D: echoed %q, %v", back, err)
+	}
+
+	// -R: the server listens on rport (this machine too) and the client
+	// connects to the echo server.
+	var rc net.Conn
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if rc, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", rport)); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("-R: the server does not listen on %d: %v", rport, err)
+		}
+	}
+	defer rc.Close()
+	rc.SetDeadline(time.Now().Add(time.Minute))
+	msg = []byte("back through -R")
+	rc.Write(msg)
+	back = make([]byte, len(msg))
+	if _, err := io.ReadFull(rc, back); err != nil || !bytes.Equal(back, msg) {
+		t.Fatalf("-R: echoed %q, %v", back, err)
 	}
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/socks"
@@ -45,6 +47,18 @@ func parseLocalForward(s string) (forwardSpec, error) {
 		return forwardSpec{}, fmt.Errorf("bad -L %q: bad port %q", s, hostport)
 	}
 	return forwardSpec{flag: "-L", arg: s, listen: listen, dest: net.JoinHostPort(host, hostport)}, nil
+}
+
+// parseRemoteForward parses -R [bind_address:]port:host:hostport: the
+// server listens on bind_address:port (its loopback address without one)
+// and the client connects to host:hostport.
+func parseRemoteForward(s string) (forwardSpec, error) {
+	sp, err := parseLocalForward(s)
+	if err != nil {
+		return forwardSpec{}, errors.New(strings.Replace(err.Error(), "-L", "-R", 1))
+	}
+	sp.flag = "-R"
+	return sp, nil
 }
 
 // parseDynamicForward parses -D [bind_address:]port.
@@ -103,11 +117,31 @@ func listenAddr(bind, port string) (string, error) {
 	return net.JoinHostPort(bind, port), nil
 }
 
-// listenForwards opens the listeners of specs, so that a port in use is
-// reported before the session starts, as ssh does.
+// remoteForwards are the -R options of specs.
+func remoteForwards(specs []forwardSpec) []session.RemoteForward {
+	var out []session.RemoteForward
+	for _, sp := range specs {
+		if sp.flag == "-R" {
+			out = append(out, session.RemoteForward{Name: sp.flag + " " + sp.arg, Listen: sp.listen, Dest: sp.dest})
+		}
+	}
+	return out
+}
+
+// dialTCP connects to a -R destination.
+func dialTCP(hostPort string) (io.ReadWriteCloser, error) {
+	return net.DialTimeout("tcp", hostPort, 10*time.Second)
+}
+
+// listenForwards opens the listeners of the -L and -D options of specs,
+// so that a port in use is reported before the session starts, as ssh
+// does.
 func listenForwards(specs []forwardSpec) ([]session.Forward, error) {
 	var out []session.Forward
 	for _, sp := range specs {
+		if sp.flag == "-R" {
+			continue
+		}
 		ln, err := net.Listen("tcp", sp.listen)
 		if err != nil {
 			for _, f := range out {

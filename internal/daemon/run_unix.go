@@ -94,7 +94,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 			if agent != nil {
 				sc.Agent = agent
 			}
-			sc.Dial = dialTCP
+			sc.Dial, sc.Listen = dialTCP, listenTCP
 			return sc, nil
 		}
 		prog.Close()
@@ -186,3 +186,18 @@ func dialTCP(hostPort string) (io.ReadWriteCloser, error) {
 
 // dialTimeout bounds the connection to a forwarded destination.
 const dialTimeout = 10 * time.Second
+
+// listenTCP listens on host:port for a listening channel the client opened
+// (gosh connect -R), as sshd does for tcpip-forward.
+func listenTCP(hostPort string) (session.Listener, error) {
+	ln, err := net.Listen("tcp", hostPort)
+	if err != nil {
+		return nil, err
+	}
+	return tcpListener{ln}, nil
+}
+
+// tcpListener is a net.Listener as a session.Listener.
+type tcpListener struct{ net.Listener }
+
+func (l tcpListener) Accept() (io.ReadWriteCloser, error) { return l.Listener.Accept() }

@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -53,6 +55,7 @@ type chanEvent struct {
 	accepted  string             // a connection was accepted for this service (id 0)
 	dialed    bool               // the dial of channel id ended: conn or err
 	conn      io.ReadWriteCloser // accepted or dialled
+	listener  Listener           // for a listening channel: what its dial opened
 	err       error              // the dial failed, or the connection ended badly
 	data      []byte             // read from the connection
 	eof       bool               // the connection has no more to read
@@ -73,6 +76,8 @@ type channel struct {
 	more      chan struct{}      // lets the reader take its next chunk
 	writes    *writeQueue        // to the writer; nil ends the writing side
 	written   int                // written since the last credit we granted
+	listening bool               // a listening channel (-R): no data, its connections open channels of their own
+	listener  Listener           // its listener, once open
 	readEOF   bool               // the connection has no more to read
 	sentClose bool               // we sent Close
 	gotClose  bool               // the peer sent Close
@@ -84,6 +89,8 @@ type channels struct {
 	push   func(vt.ChannelMsg) // appends to the local state
 	sent   func() int          // channel data bytes in the local state not yet acknowledged
 	dial   func(service string) (func() (io.ReadWriteCloser, error), bool)
+	listen func(addr string) (func() (Listener, error), bool) // for "listen:" channels; nil refuses them
+	closed func(id uint32, why string)                        // the peer closed a channel, saying why; may be nil
 	logf   func(string, ...any)
 	events chan chanEvent
 	done   chan struct{}
@@ -104,10 +111,10 @@ func newChannels(server bool, push func(vt.ChannelMsg), sent func() int, dial fu
 	return cs
 }
 
-// listen accepts connections from l until it fails or the session ends;
+// listenService accepts connections from l until it fails or the session ends;
 // each one is opened as a channel for the service that service returns
 // for it (it may read from the connection first: a SOCKS handshake).
-func (cs *channels) listen(l Listener, service func(io.ReadWriteCloser) (string, error)) {
+func (cs *channels) listenService(l Listener, service func(io.ReadWriteCloser) (string, error)) {
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -132,6 +139,30 @@ func (cs *channels) listen(l Listener, service func(io.ReadWriteCloser) (string,
 // fixed is a service function for a listener of one service.
 func fixed(service string) func(io.ReadWriteCloser) (string, error) {
 	return func(io.ReadWriteCloser) (string, error) { return service, nil }
+}
+
+// Remote forwarding (-R): the client opens a channel for
+// ServiceListen(addr); the server listens there, and opens a channel for
+// ServiceForwarded(that channel's id) for each connection it accepts, which
+// the client dials to the destination the user gave.
+
+// ServiceListen is the service of a listening channel: the peer listens
+// on the TCP address "host:port".
+func ServiceListen(hostPort string) string { return "listen:" + hostPort }
+
+// serviceForwarded is the service of a connection accepted by listening
+// channel id.
+func serviceForwarded(id uint32) string { return "forwarded:" + strconv.FormatUint(uint64(id), 10) }
+
+// openListen opens a listening channel: the peer listens on hostPort. It
+// returns the channel's id, which the peer's connections name.
+func (cs *channels) openListen(hostPort string) uint32 {
+	id := cs.nextID
+	cs.nextID += 2
+	ch := cs.add(id)
+	ch.listening = true
+	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(ServiceListen(hostPort))})
+	return id
 }
 
 // ServiceTCP is the service of a channel to a TCP destination
@@ -273,6 +304,19 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		if ch != nil || m.ID%2 == cs.nextID%2 {
 			return // a duplicate, or an id of ours
 		}
+		if addr, ok := strings.CutPrefix(string(m.Data), "listen:"); ok && cs.listen != nil {
+			if open, ok := cs.listen(addr); ok {
+				ch := cs.add(m.ID)
+				ch.listening = true
+				go func() {
+					l, err := open()
+					if !cs.report(chanEvent{id: m.ID, dialed: true, listener: l, err: err}) && l != nil {
+						l.Close()
+					}
+				}()
+				return
+			}
+		}
 		dial, ok := cs.dial(string(m.Data))
 		if !ok {
 			cs.logf("channels: refused a channel for %q", m.Data)
@@ -288,7 +332,7 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 			}
 		}()
 	case vt.ChannelData:
-		if ch == nil || ch.gotClose || ch.writeDone || len(m.Data) == 0 {
+		if ch == nil || ch.gotClose || ch.writeDone || ch.listening || len(m.Data) == 0 {
 			return
 		}
 		if ch.allowed -= int64(len(m.Data)); ch.allowed < 0 {
@@ -311,7 +355,16 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		if len(m.Data) > 0 {
 			cs.logf("channels: channel %d closed by the peer: %q", m.ID, m.Data)
 		}
+		if cs.closed != nil {
+			cs.closed(m.ID, string(m.Data))
+		}
 		switch {
+		case ch.listening:
+			if !ch.sentClose {
+				ch.sentClose = true
+				cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelClose})
+			}
+			cs.forget(ch)
 		case ch.writeDone:
 			cs.forget(ch)
 		case ch.conn == nil: // still dialling: the dial's end closes it
@@ -340,11 +393,17 @@ func (cs *channels) event(ev chanEvent) {
 		if ev.conn != nil {
 			ev.conn.Close()
 		}
+		if ev.listener != nil {
+			ev.listener.Close()
+		}
 		why := "closed"
 		if ev.err != nil {
 			why = ev.err.Error()
 		}
 		cs.fail(ch, why)
+	case ev.dialed && ev.listener != nil:
+		ch.listener = ev.listener
+		cs.listenOn(ch.id, ev.listener)
 	case ev.dialed:
 		cs.attach(ch, ev.conn)
 	case ev.data != nil:
@@ -426,10 +485,20 @@ func (cs *channels) fail(ch *channel, why string) {
 	}
 }
 
-// forget drops a channel done both ways, closing its connection.
+// listenOn accepts connections for listening channel id until its
+// listener is closed; each opens a channel of its own.
+func (cs *channels) listenOn(id uint32, l Listener) {
+	cs.listenService(l, fixed(serviceForwarded(id)))
+}
+
+// forget drops a channel done both ways, closing its connection or
+// listener.
 func (cs *channels) forget(ch *channel) {
 	if ch.conn != nil {
 		ch.conn.Close()
+	}
+	if ch.listener != nil {
+		ch.listener.Close()
 	}
 	delete(cs.byID, ch.id)
 }
@@ -441,6 +510,9 @@ func (cs *channels) close() {
 	for _, ch := range cs.byID {
 		if ch.conn != nil {
 			ch.conn.Close()
+		}
+		if ch.listener != nil {
+			ch.listener.Close()
 		}
 	}
 }

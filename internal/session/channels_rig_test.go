@@ -235,3 +235,41 @@ func TestLocalForward(t *testing.T) {
 		c.Close()
 	})
 }
+
+// TestRemoteForward: -R has the server listen; a connection accepted
+// there reaches the destination on the client's side, and back. A port
+// the server cannot listen on is reported on the notification bar.
+func TestRemoteForward(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		l := newPipeListener()
+		var listened, dialled []string
+		r.startServer(session.ServerConfig{Listen: func(hp string) (session.Listener, error) {
+			listened = append(listened, hp)
+			if hp == "127.0.0.1:80" {
+				return nil, errors.New("listen tcp 127.0.0.1:80: bind: permission denied")
+			}
+			return l, nil
+		}})
+		r.startClient(session.ClientConfig{
+			RemoteForwards: []session.RemoteForward{
+				{Name: "-R 8080:localhost:3000", Listen: "127.0.0.1:8080", Dest: "localhost:3000"},
+				{Name: "-R 80:localhost:3000", Listen: "127.0.0.1:80", Dest: "localhost:3000"},
+			},
+			DialTCP: func(hp string) (io.ReadWriteCloser, error) {
+				dialled = append(dialled, hp)
+				return echoDial(hp)
+			}})
+		r.waitScreen(ready, 5*time.Second)
+		r.waitScreen("-R 80:localhost:3000: listen tcp 127.0.0.1:80: bind: permission denied", 5*time.Second)
+		c := l.connect(t)
+		if got, err := request(t, c, []byte("via -R"), 5*time.Second); err != nil || string(got) != "via -R" {
+			t.Fatalf("through -R: %q, %v", got, err)
+		}
+		c.Close()
+		if len(listened) != 2 || len(dialled) != 1 || dialled[0] != "localhost:3000" {
+			t.Errorf("the server listened on %q, the client dialled %q", listened, dialled)
+		}
+	})
+}

@@ -21,6 +21,7 @@ func TestClientRefusesServerChannels(t *testing.T) {
 	}{
 		{"tcp", agent, "tcp:127.0.0.1:22"},
 		{"unknown", agent, "listen:0.0.0.0:80"},
+		{"forwarded, no -R", agent, "forwarded:2"},
 		{"agent without -A", nil, ServiceAgent},
 	} {
 		c := &client{cfg: ClientConfig{DialAgent: tc.dial}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +75,11 @@ type ClientConfig struct {
 	// side (-L, -D), once the server is known to take them (a gosh
 	// server). The client closes them when the session ends.
 	Forwards []Forward
+	// RemoteForwards are listeners the server opens (-R), whose
+	// connections the client dials with DialTCP.
+	RemoteForwards []RemoteForward
+	// DialTCP connects to a TCP "host:port" for RemoteForwards.
+	DialTCP func(hostPort string) (io.ReadWriteCloser, error)
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -147,9 +153,10 @@ type client struct {
 	rows      int
 	resetDone bool // deinit already ran
 
-	chans      *channels // forwarded connections (channels.go)
-	chanPos    uint64    // the server's channel messages taken
-	forwarding bool      // Forwards are being served, or were refused
+	chans      *channels                // forwarded connections (channels.go)
+	chanPos    uint64                   // the server's channel messages taken
+	forwarding bool                     // Forwards are being served, or were refused
+	remoteFwd  map[uint32]RemoteForward // by listening channel
 
 	// The UDP-blocked fallback (fallback.go):
 	fb        *fallback
@@ -200,6 +207,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		return nil, err
 	}
 	c.chans = newChannels(false, c.tr.Current().PushChannel, c.tr.Current().ChannelBytes, c.dialService, logf)
+	c.chans.closed = c.channelClosed
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
@@ -494,6 +502,17 @@ func (c *client) receive(d ssp.Datagram) {
 	}
 }
 
+// RemoteForward is a listener on the server's side (-R) whose
+// connections the client forwards to a TCP destination on its own side.
+type RemoteForward struct {
+	// Name is how messages name it (e.g. "-R 8080:localhost:80").
+	Name string
+	// Listen is where the server listens, "host:port".
+	Listen string
+	// Dest is where the client connects, "host:port".
+	Dest string
+}
+
 // Forward is a local listener whose connections the session forwards to
 // a TCP destination on the server's side.
 type Forward struct {
@@ -509,7 +528,7 @@ type Forward struct {
 // startForwards serves the Forwards once the server said whether it takes
 // channels.
 func (c *client) startForwards(now time.Time) {
-	if c.forwarding || len(c.cfg.Forwards) == 0 || !c.connected {
+	if c.forwarding || len(c.cfg.Forwards)+len(c.cfg.RemoteForwards) == 0 || !c.connected {
 		return
 	}
 	c.forwarding = true
@@ -521,9 +540,13 @@ func (c *client) startForwards(now time.Time) {
 		}
 		return
 	}
+	c.remoteFwd = map[uint32]RemoteForward{}
+	for _, rf := range c.cfg.RemoteForwards {
+		c.remoteFwd[c.chans.openListen(rf.Listen)] = rf
+	}
 	for _, f := range c.cfg.Forwards {
 		target := f.Target
-		c.chans.listen(f.Listener, func(conn io.ReadWriteCloser) (string, error) {
+		c.chans.listenService(f.Listener, func(conn io.ReadWriteCloser) (string, error) {
 			addr, err := target(conn)
 			return ServiceTCP(addr), err
 		})
@@ -546,10 +569,26 @@ func (c *client) takeChannels() {
 // dialService says how to reach a service the server opens a channel for:
 // only the agent, and only when the user forwards it.
 func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error), bool) {
+	if id, ok := strings.CutPrefix(service, "forwarded:"); ok && c.cfg.DialTCP != nil {
+		n, err := strconv.ParseUint(id, 10, 32)
+		rf, ok := c.remoteFwd[uint32(n)]
+		if err != nil || !ok {
+			return nil, false // not a listener the user asked for
+		}
+		return func() (io.ReadWriteCloser, error) { return c.cfg.DialTCP(rf.Dest) }, true
+	}
 	if service != ServiceAgent || c.cfg.DialAgent == nil {
 		return nil, false
 	}
 	return c.cfg.DialAgent, true
+}
+
+// channelClosed tells the user when the server could not listen for a -R.
+func (c *client) channelClosed(id uint32, why string) {
+	if rf, ok := c.remoteFwd[id]; ok && why != "" {
+		c.notify.Set(rf.Name+": "+why, false, errorMessageLife, time.Now())
+		c.logf("%s: %s", rf.Name, why)
+	}
 }
 
 // relayDialed takes the outcome of a dial of the relay.

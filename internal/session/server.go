@@ -60,6 +60,9 @@ type ServerConfig struct {
 	// Dial, if not nil, connects to a TCP "host:port" for a channel the
 	// client opens (gosh connect -L and -D); nil refuses them.
 	Dial func(hostPort string) (io.ReadWriteCloser, error)
+	// Listen, if not nil, listens on a TCP "host:port" for a listening
+	// channel the client opens (gosh connect -R); nil refuses them.
+	Listen func(hostPort string) (Listener, error)
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -108,8 +111,14 @@ func newServer(cfg ServerConfig) (*server, error) {
 		}
 		return func() (io.ReadWriteCloser, error) { return cfg.Dial(addr) }, true
 	}
+	chans := newChannels(true, term.PushChannel, term.ChannelBytes, dial, logf)
+	if cfg.Listen != nil {
+		chans.listen = func(addr string) (func() (Listener, error), bool) {
+			return func() (Listener, error) { return cfg.Listen(addr) }, true
+		}
+	}
 	return &server{
-		chans: newChannels(true, term.PushChannel, term.ChannelBytes, dial, logf),
+		chans: chans,
 		input: vt.NewUserStream(),
 		cfg:   cfg, logf: logf, tr: tr, term: term, start: now,
 		conn: cfg.Conn, pty: cfg.PTY, signals: cfg.Signals,
@@ -241,7 +250,7 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	}
 	if s.cfg.Agent != nil && !s.listening {
 		s.listening = true
-		s.chans.listen(s.cfg.Agent, fixed(ServiceAgent))
+		s.chans.listenService(s.cfg.Agent, fixed(ServiceAgent))
 	}
 	switch {
 	case s.exit:
