@@ -50,7 +50,9 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	case o.Local:
 		server, key, err = startLocal(ctx, o, stdin)
 	default:
-		server, key, relayer, agent, err = bootstrapRemote(ctx, o, logf)
+		var fwd bootstrap.Forwards
+		server, key, relayer, agent, fwd, err = bootstrapRemote(ctx, o, logf)
+		o.Forwards = append(o.Forwards, configForwards(o, fwd)...)
 	}
 	if err != nil {
 		return err
@@ -71,10 +73,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		}
 	}
 
-	forwards, err := listenForwards(o.Forwards)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
+	forwards := listenForwards(o.Forwards, o.Stderr)
 	term, err := tty.Open(stdin, stdout)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -164,7 +163,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 // bootstrapRemote logs in over SSH and starts the server there. Unless
 // --transport=udp, the built-in client keeps the SSH connection for the
 // relay (the UDP-blocked fallback).
-func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, relay *bootstrap.Relayer, agent string, err error) {
+func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
 	cfg := bootstrap.Config{
 		Destination:   o.Destination,
 		ServerCommand: o.Server,
@@ -197,9 +196,34 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 	}
 	res, err := bootstrap.Run(ctx, cfg)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, nil, "", err
+		return netip.AddrPort{}, gcrypto.Key{}, nil, "", bootstrap.Forwards{}, err
 	}
-	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, res.Relay, res.AgentSocket, nil
+	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, res.Relay, res.AgentSocket, res.Forwards, nil
+}
+
+// configForwards are ssh_config's LocalForward, RemoteForward and
+// DynamicForward for the host: like ssh, a line gosh cannot use is a
+// warning, not an error, and so is a server that cannot forward.
+func configForwards(o *ConnectOptions, fwd bootstrap.Forwards) []forwardSpec {
+	var out []forwardSpec
+	add := func(keyword string, specs []string, parse func(string) (forwardSpec, error)) {
+		for _, s := range specs {
+			sp, err := parse(s)
+			if err != nil {
+				fmt.Fprintf(o.Stderr, "gosh: ssh config %s: %v; ignored\n", keyword, err)
+				continue
+			}
+			out = append(out, sp)
+		}
+	}
+	add("LocalForward", fwd.Local, parseLocalForward)
+	add("RemoteForward", fwd.Remote, parseRemoteForward)
+	add("DynamicForward", fwd.Dynamic, parseDynamicForward)
+	if len(out) > 0 && o.Server != bootstrap.DefaultServerCommand {
+		fmt.Fprintf(o.Stderr, "gosh: ssh config's port forwardings need a gosh server (not %s); not forwarding\n", o.Server)
+		return nil
+	}
+	return out
 }
 
 // loadTermInfo describes the user's terminal from $TERM's terminfo entry,

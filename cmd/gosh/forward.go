@@ -133,10 +133,10 @@ func dialTCP(hostPort string) (io.ReadWriteCloser, error) {
 	return net.DialTimeout("tcp", hostPort, 10*time.Second)
 }
 
-// listenForwards opens the listeners of the -L and -D options of specs,
-// so that a port in use is reported before the session starts, as ssh
-// does.
-func listenForwards(specs []forwardSpec) ([]session.Forward, error) {
+// listenForwards opens the listeners of the -L and -D options of specs
+// before the session starts. As ssh does, a port it cannot listen on is
+// a warning on stderr, and the session goes on without it.
+func listenForwards(specs []forwardSpec, stderr io.Writer) []session.Forward {
 	var out []session.Forward
 	for _, sp := range specs {
 		if sp.flag == "-R" {
@@ -144,10 +144,8 @@ func listenForwards(specs []forwardSpec) ([]session.Forward, error) {
 		}
 		ln, err := net.Listen("tcp", sp.listen)
 		if err != nil {
-			for _, f := range out {
-				f.Listener.Close()
-			}
-			return nil, fmt.Errorf("%s %s: %w", sp.flag, sp.arg, err)
+			fmt.Fprintf(stderr, "gosh: %s %s: %v; not forwarding it\n", sp.flag, sp.arg, err)
+			continue
 		}
 		dest := sp.dest
 		target := func(io.ReadWriteCloser) (string, error) { return dest, nil }
@@ -156,7 +154,7 @@ func listenForwards(specs []forwardSpec) ([]session.Forward, error) {
 		}
 		out = append(out, session.Forward{Name: sp.flag + " " + sp.arg, Listener: tcpListener{ln}, Target: target})
 	}
-	return out, nil
+	return out
 }
 
 // tcpListener is a net.Listener as a session.Listener.

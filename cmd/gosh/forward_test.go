@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+)
 
 func TestParseForwards(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,5 +36,35 @@ func TestParseForwards(t *testing.T) {
 		if (err != nil) != tc.bad || err == nil && (sp.listen != tc.listen || sp.dest != tc.dest) {
 			t.Errorf("parse(%q) = %+v, %v; want listen %q dest %q bad %v", tc.in, sp, err, tc.listen, tc.dest, tc.bad)
 		}
+	}
+}
+
+// TestListenForwardsPortInUse: as with ssh, a -L port already in use is a
+// warning, and the other forwards still listen.
+func TestListenForwardsPortInUse(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := busy.Addr().(*net.TCPAddr).Port
+	inUse, _ := parseLocalForward(fmt.Sprintf("%d:db:5432", port))
+	free, err := parseDynamicForward("1080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free.listen = "127.0.0.1:0" // any free port
+	var stderr bytes.Buffer
+	fwd := listenForwards([]forwardSpec{inUse, free}, &stderr)
+	defer func() {
+		for _, f := range fwd {
+			f.Listener.Close()
+		}
+	}()
+	if len(fwd) != 1 || fwd[0].Name != "-D 1080" {
+		t.Errorf("listening for %+v, want the -D alone", fwd)
+	}
+	if !strings.Contains(stderr.String(), "gosh: -L "+inUse.arg+": ") || !strings.Contains(stderr.String(), "not forwarding it") {
+		t.Errorf("stderr %q, want a warning naming the -L", stderr.String())
 	}
 }

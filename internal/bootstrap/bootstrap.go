@@ -143,7 +143,8 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 	if err != nil {
 		return Result{}, err
 	}
-	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using, AgentSocket: agent}
+	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using,
+		AgentSocket: agent, Forwards: c.params.forwards}
 	if cfg.KeepRelay {
 		kept = true
 		r.Relay = newRelayer(d, dest, c, out.using, out.port, cfg.ServerArgs)

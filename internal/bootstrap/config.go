@@ -134,6 +134,9 @@ type Result struct {
 	// AgentSocket is the agent the session forwards (Config.ForwardAgent
 	// or ssh_config's ForwardAgent, with a gosh server), or "".
 	AgentSocket string
+	// Forwards are ssh_config's port forwardings for the host (with the
+	// embedded client; a caller adds its own -L, -R and -D).
+	Forwards Forwards
 }
 
 // Prompter asks the user a question on the terminal.

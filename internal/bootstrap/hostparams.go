@@ -33,6 +33,7 @@ type hostParams struct {
 	identitiesOnly bool
 	identityAgent  string // socket path; "" means none
 	forwardAgent   string // ForwardAgent: the agent socket to forward; "" means none
+	forwards       Forwards
 	proxyJump      string // "" or "none" means direct
 	proxyCommand   string // already token-expanded; "" means none
 	userKnownHosts []string
@@ -178,6 +179,11 @@ func (r *resolver) applyPaths(p *hostParams, o *hostOptions) error {
 	if p.forwardAgent, err = r.forwardAgent(o.get("forwardagent"), tok); err != nil {
 		return err
 	}
+	p.forwards = Forwards{
+		Local:   forwardSpecs(o.all["localforward"]),
+		Remote:  forwardSpecs(o.all["remoteforward"]),
+		Dynamic: forwardSpecs(o.all["dynamicforward"]),
+	}
 	known := o.args("userknownhostsfile")
 	if len(known) == 0 {
 		known = []string{"~/.ssh/known_hosts", "~/.ssh/known_hosts2"}
@@ -279,4 +285,22 @@ func (r *resolver) applyPolicy(p *hostParams, o *hostOptions) {
 	if v := o.get("numberofpasswordprompts"); v != "" {
 		p.passwordTries, _ = strconv.Atoi(v)
 	}
+}
+
+// Forwards are ssh_config's LocalForward, RemoteForward and DynamicForward
+// lines, each in the form of the command line's -L, -R and -D.
+type Forwards struct {
+	Local, Remote, Dynamic []string
+}
+
+// forwardSpecs joins the arguments of each occurrence with colons:
+// "LocalForward 8080 db:5432" is -L 8080:db:5432.
+func forwardSpecs(occurrences [][]string) []string {
+	var out []string
+	for _, args := range occurrences {
+		if len(args) > 0 {
+			out = append(out, strings.Join(args, ":"))
+		}
+	}
+	return out
 }

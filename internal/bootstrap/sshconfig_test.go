@@ -183,6 +183,13 @@ func TestSSHConfigResolve(t *testing.T) {
 					t.Errorf("forwardAgent %q, want ~/agent.sock expanded", p.forwardAgent)
 				}
 			}},
+		{"port forwards", map[string]string{user: "Host web\n  LocalForward 8080 db:5432\n  LocalForward [::1]:9090 [::1]:90\n  RemoteForward 2222 localhost:22\n  DynamicForward 1080\n"},
+			"web", func(t *testing.T, p *hostParams) {
+				want := Forwards{Local: []string{"8080:db:5432", "[::1]:9090:[::1]:90"}, Remote: []string{"2222:localhost:22"}, Dynamic: []string{"1080"}}
+				if !slices.Equal(p.forwards.Local, want.Local) || !slices.Equal(p.forwards.Remote, want.Remote) || !slices.Equal(p.forwards.Dynamic, want.Dynamic) {
+					t.Errorf("forwards %+v, want %+v", p.forwards, want)
+				}
+			}},
 		{"forward agent default", map[string]string{user: "Host db\n  ForwardAgent no\n"},
 			"db", func(t *testing.T, p *hostParams) {
 				if p.forwardAgent != "" {
