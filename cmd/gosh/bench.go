@@ -62,6 +62,51 @@ type PaperOptions struct {
 	Stdout, Stderr io.Writer
 }
 
+// ForwardOptions is everything "gosh bench forward" was asked to do.
+type ForwardOptions struct {
+	Link  string
+	Bytes int
+	Seed  uint64
+
+	ctx            context.Context
+	Stdout, Stderr io.Writer
+}
+
+func newBenchForwardCmd(runF func(*ForwardOptions) error) *cobra.Command {
+	o := &ForwardOptions{}
+	cmd := &cobra.Command{
+		Use:   "forward [options]",
+		Short: "Port forwarding throughput and round trip, ssh -L beside gosh -L, over an emulated link",
+		Long: `Measure port forwarding over an emulated link, SSH (a direct-tcpip channel over
+TCP in gVisor's userspace stack) beside gosh (a channel in the synchronised
+states), both ends in this process: the throughput of --bytes sent through a
+forwarded connection to an echo server and back, and the round trip of a small
+request on a new connection (for gosh, its agent channel, as ssh-add opens it).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
+			return runF(o)
+		},
+	}
+	cmd.Flags().StringVar(&o.Link, "link", "lan", "the link profile ("+strings.Join(linkem.ProfileNames(), ", ")+")")
+	cmd.Flags().IntVar(&o.Bytes, "bytes", 1<<20, "bytes sent through the forwarded connection and back")
+	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
+	return cmd
+}
+
+func runForward(o *ForwardOptions) error {
+	link, err := linkem.LookupProfile(o.Link)
+	if err != nil {
+		return usagef("gosh bench forward: %v", err)
+	}
+	if o.Bytes < 1 || o.Bytes > 1<<30 {
+		return usagef("gosh bench forward: --bytes must be 1 to 1073741824")
+	}
+	res, err := bench.Forward(o.ctx, link, o.Bytes, o.Seed, o.Stderr)
+	bench.WriteForward(o.Stdout, link.Name+" ("+link.Description+")", res)
+	return err
+}
+
 func newBenchCmd(runF func(*BenchOptions) error) *cobra.Command {
 	o := &BenchOptions{}
 	cmd := &cobra.Command{
@@ -71,6 +116,7 @@ func newBenchCmd(runF func(*BenchOptions) error) *cobra.Command {
 
   gosh bench typing   keystroke response time of ssh, gosh and mosh over an emulated link
   gosh bench paper    the Mosh paper's experiments, measured beside its published numbers
+  gosh bench forward  port forwarding, ssh -L beside gosh -L, over an emulated link
   gosh bench micro    the hot paths (crypto, framing, emulator, differ)
   gosh bench sim      SSP over emulated lossy links in simulated time
 
@@ -83,7 +129,7 @@ Plain "gosh bench" runs micro and sim.`,
 	}
 	addMicroFlags(cmd, o)
 	cmd.AddCommand(newBenchMicroCmd(runF), newBenchSimCmd(runF),
-		newBenchTypingCmd(runTyping), newBenchPaperCmd(runPaper))
+		newBenchTypingCmd(runTyping), newBenchPaperCmd(runPaper), newBenchForwardCmd(runForward))
 	return cmd
 }
 

@@ -108,3 +108,7 @@ func (c *Client) Close() error {
 	})
 	return c.closeErr
 }
+
+// DialTCP opens a direct-tcpip channel to addr, as ssh -L does for each
+// connection.
+func (c *Client) DialTCP(addr string) (net.Conn, error) { return c.conn.Dial("tcp", addr) }

@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"strconv"
 	"sync"
 
 	"golang.org/x/crypto/ssh"
@@ -24,6 +26,9 @@ type ServerConfig struct {
 	// Logf receives errors that end a connection or session; nil
 	// discards them.
 	Logf func(format string, args ...any)
+	// Forward, if not nil, serves direct-tcpip channels (ssh -L): it
+	// connects to "host:port".
+	Forward func(hostPort string) (io.ReadWriteCloser, error)
 }
 
 // Server is an in-process SSH server that runs [ServerConfig]'s program
@@ -158,6 +163,14 @@ func (s *Server) serveConn(c net.Conn) {
 		ssh.DiscardRequests(reqs)
 	}()
 	for nc := range chans {
+		if nc.ChannelType() == "direct-tcpip" && s.cfg.Forward != nil {
+			sessions.Add(1)
+			go func() {
+				defer sessions.Done()
+				s.serveDirect(nc)
+			}()
+			continue
+		}
 		if nc.ChannelType() != "session" {
 			_ = nc.Reject(ssh.UnknownChannelType, "only session channels")
 			continue
@@ -173,4 +186,40 @@ func (s *Server) serveConn(c net.Conn) {
 			s.serveSession(ch, creqs)
 		}()
 	}
+}
+
+// serveDirect serves a direct-tcpip channel (ssh -L; RFC 4254 section
+// 7.2) with cfg.Forward, copying both ways until either end closes.
+func (s *Server) serveDirect(nc ssh.NewChannel) {
+	var req struct {
+		Host     string
+		Port     uint32
+		OrigHost string
+		OrigPort uint32
+	}
+	if err := ssh.Unmarshal(nc.ExtraData(), &req); err != nil {
+		_ = nc.Reject(ssh.ConnectionFailed, "bad direct-tcpip request")
+		return
+	}
+	dst, err := s.cfg.Forward(net.JoinHostPort(req.Host, strconv.Itoa(int(req.Port))))
+	if err != nil {
+		_ = nc.Reject(ssh.ConnectionFailed, err.Error())
+		return
+	}
+	ch, reqs, err := nc.Accept()
+	if err != nil {
+		dst.Close()
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	done := make(chan struct{})
+	go func() {
+		io.Copy(ch, dst)
+		ch.CloseWrite()
+		close(done)
+	}()
+	io.Copy(dst, ch)
+	dst.Close()
+	<-done
+	ch.Close()
 }
