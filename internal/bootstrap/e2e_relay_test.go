@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -238,5 +239,55 @@ func relayScenario(t *testing.T, cfg Config, proxy *cutProxy, blockedAtStart boo
 	echo(60, 4)
 	if n := relayed.Load() - r; n != 0 {
 		t.Errorf("%d datagrams over the relay after moving back to UDP", n)
+	}
+}
+
+// TestAgentForwardingOverSSH: Config.ForwardAgent (gosh connect -A) over a
+// real sshd: the uploaded gosh server gets --forward-agent, the result
+// names the agent, and ssh-add -l in the session's shell lists the key of
+// the client's agent (its comment), through the forwarded socket.
+func TestAgentForwardingOverSSH(t *testing.T) {
+	f := newUploadFixture(t)
+	agentKey := filepath.Join(t.TempDir(), "agent_key")
+	keygen(t, "ed25519", agentKey, "")
+	sock := startAgent(t, agentKey)
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	var logs, stderr syncBuffer
+	cfg := f.cfg(&logs, &stderr)
+	cfg.ForwardAgent = true
+	res, err := Run(testContext(t), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	killServer(t, res.ServerPID)
+	if res.AgentSocket != sock {
+		t.Fatalf("AgentSocket = %q, want %q", res.AgentSocket, sock)
+	}
+	udp, err := net.ListenUDP("udp4", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := sessiontest.NewTerminal(100, 24)
+	ctx, cancel := context.WithCancel(testContext(t))
+	done := make(chan error, 1)
+	go func() {
+		done <- session.RunClient(ctx, session.ClientConfig{
+			Server: netip.AddrPortFrom(res.Addr, res.Port), Key: res.Key, Conn: ssp.NewConn(udp, nil, nil),
+			Terminal: term, Signals: make(chan session.Signal),
+			DialAgent: func() (io.ReadWriteCloser, error) { return DialAgent(res.AgentSocket) },
+		})
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	term.Type(`case "$SSH_AUTH_SOCK" in */gosh-agent-*) ssh-add -l;; *) echo "no""-fwd: $SSH_AUTH_SOCK";; esac` + "\r")
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if term.Contains("gosh-test (ED25519)") { // keygen's comment
+			break
+		}
+		if term.Contains("no-fwd") || time.Now().After(end) {
+			t.Fatalf("ssh-add -l through the forwarded agent; screen:\n%q", term.Screen())
+		}
 	}
 }
