@@ -33,6 +33,12 @@ type Listener interface {
 	Close() error
 }
 
+// maxChannels bounds the channels open at once, so that a peer (even one
+// with the key) cannot make this side hold unbounded connections and
+// goroutines; an open beyond it is refused, and a local connection beyond
+// it is closed.
+const maxChannels = 256
+
 // chanChunk is the most a channel's reader takes from its connection at
 // once, and so the largest data message.
 const chanChunk = 16 << 10
@@ -304,6 +310,11 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		if ch != nil || m.ID%2 == cs.nextID%2 {
 			return // a duplicate, or an id of ours
 		}
+		if len(cs.byID) >= maxChannels {
+			cs.logf("channels: refused a channel for %q: %d open", m.Data, len(cs.byID))
+			cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("too many channels")})
+			return // not recorded: its messages find no channel
+		}
 		if addr, ok := strings.CutPrefix(string(m.Data), "listen:"); ok && cs.listen != nil {
 			if open, ok := cs.listen(addr); ok {
 				ch := cs.add(m.ID)
@@ -378,6 +389,11 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 // event acts on a report of a channel's goroutines.
 func (cs *channels) event(ev chanEvent) {
 	if ev.accepted != "" {
+		if len(cs.byID) >= maxChannels {
+			cs.logf("channels: %d channels open; closing a new connection for %q", len(cs.byID), ev.accepted)
+			ev.conn.Close()
+			return
+		}
 		cs.open(ev.accepted, ev.conn)
 		return
 	}

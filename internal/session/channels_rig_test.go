@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -205,9 +206,12 @@ func TestLocalForward(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(1, 2))
 		r.setDrop(func(netip.AddrPort, netip.AddrPort) bool { return rnd.Float64() < 0.1 })
 		l := newPipeListener()
+		var mu sync.Mutex
 		var asked []string
 		r.startServer(session.ServerConfig{Dial: func(hp string) (io.ReadWriteCloser, error) {
+			mu.Lock()
 			asked = append(asked, hp)
+			mu.Unlock()
 			return echoDial(hp)
 		}})
 		r.startClient(session.ClientConfig{Forwards: []session.Forward{{Name: "-L 5432:db:5432", Listener: l,
@@ -229,6 +233,8 @@ func TestLocalForward(t *testing.T) {
 			t.Fatalf("%d bytes through -L: %d bytes back, %v", size, len(got), err)
 		}
 		t.Logf("%d KiB there and back with 10%% loss each way, 20 ms RTT: %v (virtual time)", size>>10, time.Since(start))
+		mu.Lock()
+		defer mu.Unlock()
 		if len(asked) != 1 || asked[0] != "db:5432" {
 			t.Errorf("the server dialled %q, want db:5432 once", asked)
 		}
@@ -244,9 +250,12 @@ func TestRemoteForward(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		l := newPipeListener()
+		var mu sync.Mutex
 		var listened, dialled []string
 		r.startServer(session.ServerConfig{Listen: func(hp string) (session.Listener, error) {
+			mu.Lock()
 			listened = append(listened, hp)
+			mu.Unlock()
 			if hp == "127.0.0.1:80" {
 				return nil, errors.New("listen tcp 127.0.0.1:80: bind: permission denied")
 			}
@@ -258,7 +267,9 @@ func TestRemoteForward(t *testing.T) {
 				{Name: "-R 80:localhost:3000", Listen: "127.0.0.1:80", Dest: "localhost:3000"},
 			},
 			DialTCP: func(hp string) (io.ReadWriteCloser, error) {
+				mu.Lock()
 				dialled = append(dialled, hp)
+				mu.Unlock()
 				return echoDial(hp)
 			}})
 		r.waitScreen(ready, 5*time.Second)
@@ -268,6 +279,8 @@ func TestRemoteForward(t *testing.T) {
 			t.Fatalf("through -R: %q, %v", got, err)
 		}
 		c.Close()
+		mu.Lock()
+		defer mu.Unlock()
 		if len(listened) != 2 || len(dialled) != 1 || dialled[0] != "localhost:3000" {
 			t.Errorf("the server listened on %q, the client dialled %q", listened, dialled)
 		}

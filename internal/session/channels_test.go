@@ -39,3 +39,25 @@ func TestClientRefusesServerChannels(t *testing.T) {
 		t.Errorf("the client dialled %d times for channels it must refuse", dialled)
 	}
 }
+
+// TestChannelsBounded: a peer cannot make this side hold more than
+// maxChannels channels: opens beyond are refused (a Close, no dial), and
+// the refused ones still count until the peer closes them.
+func TestChannelsBounded(t *testing.T) {
+	dial := func(string) (func() (io.ReadWriteCloser, error), bool) {
+		return func() (io.ReadWriteCloser, error) { return nil, io.EOF }, true
+	}
+	var closes int
+	cs := newChannels(true, func(m vt.ChannelMsg) {
+		if m.Kind == vt.ChannelClose {
+			closes++
+		}
+	}, func() int { return 0 }, dial, func(string, ...any) {})
+	defer cs.close()
+	for id := uint32(2); id < 2+2*(maxChannels+10); id += 2 {
+		cs.receive(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
+	}
+	if len(cs.byID) != maxChannels || closes != 10 {
+		t.Errorf("%d channels held, %d refused; want %d and 10", len(cs.byID), closes, maxChannels)
+	}
+}
