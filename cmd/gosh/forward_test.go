@@ -68,3 +68,27 @@ func TestListenForwardsPortInUse(t *testing.T) {
 		t.Errorf("stderr %q, want a warning naming the -L", stderr.String())
 	}
 }
+
+// FuzzParseForward: the -L, -R and -D parsers never panic, and what they
+// accept listens on a host:port and forwards to one.
+func FuzzParseForward(f *testing.F) {
+	for _, s := range []string{"8080:db:5432", "*:8080:db:5432", "[::1]:8080:[::1]:22", "1080", "a:b:c:d:e", "[:]:", "]]::[["} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, parse := range []func(string) (forwardSpec, error){parseLocalForward, parseRemoteForward, parseDynamicForward} {
+			sp, err := parse(s)
+			if err != nil {
+				continue
+			}
+			if _, _, err := net.SplitHostPort(sp.listen); err != nil {
+				t.Fatalf("%q: listen %q: %v", s, sp.listen, err)
+			}
+			if sp.dest != "" {
+				if _, _, err := net.SplitHostPort(sp.dest); err != nil {
+					t.Fatalf("%q: dest %q: %v", s, sp.dest, err)
+				}
+			}
+		}
+	})
+}
