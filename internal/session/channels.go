@@ -302,46 +302,52 @@ func (w *writeQueue) next(done <-chan struct{}) (b []byte, ok bool) {
 	}
 }
 
+// receiveOpen acts on the peer's opening of channel m.ID: a listening
+// channel, a connection dialled for a service this side offers, or a
+// refusal.
+func (cs *channels) receiveOpen(m vt.ChannelMsg) {
+	if len(cs.byID) >= maxChannels {
+		cs.logf("channels: refused a channel for %q: %d open", m.Data, len(cs.byID))
+		cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("too many channels")})
+		return // not recorded: its messages find no channel
+	}
+	if addr, ok := strings.CutPrefix(string(m.Data), "listen:"); ok && cs.listen != nil {
+		if open, ok := cs.listen(addr); ok {
+			ch := cs.add(m.ID)
+			ch.listening = true
+			go func() {
+				l, err := open()
+				if !cs.report(chanEvent{id: m.ID, dialed: true, listener: l, err: err}) && l != nil {
+					l.Close()
+				}
+			}()
+			return
+		}
+	}
+	dial, ok := cs.dial(string(m.Data))
+	if !ok {
+		cs.logf("channels: refused a channel for %q", m.Data)
+		cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("not forwarded")})
+		cs.byID[m.ID] = &channel{id: m.ID, sentClose: true, writeDone: true} // until the peer's Close
+		return
+	}
+	cs.add(m.ID)
+	go func() {
+		c, err := dial()
+		if !cs.report(chanEvent{id: m.ID, dialed: true, conn: c, err: err}) && c != nil {
+			c.Close()
+		}
+	}()
+}
+
 // receive acts on a message from the peer.
 func (cs *channels) receive(m vt.ChannelMsg) {
 	ch := cs.byID[m.ID]
 	switch m.Kind {
 	case vt.ChannelOpen:
-		if ch != nil || m.ID%2 == cs.nextID%2 {
-			return // a duplicate, or an id of ours
+		if ch == nil && m.ID%2 != cs.nextID%2 { // not a duplicate, nor an id of ours
+			cs.receiveOpen(m)
 		}
-		if len(cs.byID) >= maxChannels {
-			cs.logf("channels: refused a channel for %q: %d open", m.Data, len(cs.byID))
-			cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("too many channels")})
-			return // not recorded: its messages find no channel
-		}
-		if addr, ok := strings.CutPrefix(string(m.Data), "listen:"); ok && cs.listen != nil {
-			if open, ok := cs.listen(addr); ok {
-				ch := cs.add(m.ID)
-				ch.listening = true
-				go func() {
-					l, err := open()
-					if !cs.report(chanEvent{id: m.ID, dialed: true, listener: l, err: err}) && l != nil {
-						l.Close()
-					}
-				}()
-				return
-			}
-		}
-		dial, ok := cs.dial(string(m.Data))
-		if !ok {
-			cs.logf("channels: refused a channel for %q", m.Data)
-			cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("not forwarded")})
-			cs.byID[m.ID] = &channel{id: m.ID, sentClose: true, writeDone: true} // until the peer's Close
-			return
-		}
-		cs.add(m.ID)
-		go func() {
-			c, err := dial()
-			if !cs.report(chanEvent{id: m.ID, dialed: true, conn: c, err: err}) && c != nil {
-				c.Close()
-			}
-		}()
 	case vt.ChannelData:
 		if ch == nil || ch.gotClose || ch.writeDone || ch.listening || len(m.Data) == 0 {
 			return

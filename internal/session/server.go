@@ -174,7 +174,9 @@ type server struct {
 }
 
 // run is the server's session loop (the run loop: the one owner of the
-// session's state and its one timer; STYLE.md rule 3).
+// session's state and its one timer; STYLE.md rule 3). It is one select
+// over every source the session has, each case a call, which is longer
+// than a page but reads as the list of what can happen.
 func (s *server) run(ctx context.Context) error {
 	s.wg.Add(2)
 	go s.readPTY()
