@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/gosh-term/gosh/internal/bootstrap"
 	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/netaddr"
@@ -21,14 +23,19 @@ import (
 func parseConnect(t *testing.T, args ...string) (*ConnectOptions, error) {
 	t.Helper()
 	var got *ConnectOptions
-	cmd := newConnectCmd(func(o *ConnectOptions) error { got = o; return nil })
+	err := execQuiet(newConnectCmd(func(o *ConnectOptions) error { got = o; return nil }), args)
+	return got, err
+}
+
+// execQuiet runs cmd with args as the command line does (flag errors are
+// usage errors), its output discarded.
+func execQuiet(cmd *cobra.Command, args []string) error {
 	cmd.SetFlagErrorFunc(flagError)
 	cmd.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	cmd.SetOut(new(bytes.Buffer))
 	cmd.SetErr(new(bytes.Buffer))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.Execute()
-	return got, err
+	return cmd.Execute()
 }
 
 func TestConnectFlags(t *testing.T) {

@@ -21,13 +21,7 @@ const relayTestTimeout = 10 * time.Second
 func parseServerRelay(t *testing.T, args ...string) (*RelayOptions, error) {
 	t.Helper()
 	var got *RelayOptions
-	cmd := newServerRelayCmd(func(o *RelayOptions) error { got = o; return nil })
-	cmd.SetFlagErrorFunc(flagError)
-	cmd.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
-	cmd.SetOut(new(bytes.Buffer))
-	cmd.SetErr(new(bytes.Buffer))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.Execute()
+	err := execQuiet(newServerRelayCmd(func(o *RelayOptions) error { got = o; return nil }), args)
 	return got, err
 }
 
