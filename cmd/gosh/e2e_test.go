@@ -133,14 +133,28 @@ func moshClient(s *e2etest.Server) string {
 // restored.
 func sessionScript(t *testing.T, tm *e2etest.Tmux, dir string, server *e2etest.Server) {
 	const wait = 10 * time.Second
+	var sttyAsked time.Time
 	tm.WaitForText(wait, prompt)
 
 	tm.Send("echo gosh-$((6*7))-ok\r")
 	tm.WaitForText(wait, "gosh-42-ok")
 
+	// The client learns of the resize by SIGWINCH, which can come after
+	// keys typed at once (then stty reports the old size): ask again
+	// until the new size shows.
 	tm.Resize(100, 30)
-	tm.Send("stty size\r")
-	tm.WaitForText(wait, "30 100")
+	tm.WaitFor(wait, "stty size to report 30 100", func(screen []string) bool {
+		for _, l := range screen {
+			if strings.Contains(l, "30 100") {
+				return true
+			}
+		}
+		if last := time.Now(); last.Sub(sttyAsked) > time.Second {
+			sttyAsked = last
+			tm.Send("stty size\r")
+		}
+		return false
+	})
 
 	tm.Send("vim -u NONE -N -n " + filepath.Join(dir, "file.txt") + "\r")
 	tm.WaitFor(wait, "vim's empty buffer", func(s []string) bool {
