@@ -61,11 +61,12 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	if agent != "" {
 		dialAgent = func() (io.ReadWriteCloser, error) { return bootstrap.DialAgent(agent) }
 	}
-	var dialRelay func(context.Context) (session.Relay, error)
+	var dialRelay func(context.Context, session.Asker) (session.Relay, error)
 	if relayer != nil {
 		defer relayer.Close()
-		dialRelay = func(ctx context.Context) (session.Relay, error) {
-			s, err := relayer.Open(ctx)
+		dialRelay = func(ctx context.Context, ask session.Asker) (session.Relay, error) {
+			prompt := askPrompter{ctx, ask}
+			s, err := relayer.Open(ctx, prompt)
 			if err != nil {
 				return nil, err
 			}
@@ -254,4 +255,15 @@ func serverPacing(o *ConnectOptions) ssp.Pacing {
 		return ssp.PacingGosh
 	}
 	return o.Pacing
+}
+
+// askPrompter asks the bootstrap's questions (a re-dial's password) on the
+// session's notification bar.
+type askPrompter struct {
+	ctx context.Context
+	ask session.Asker
+}
+
+func (p askPrompter) Ask(question string, echo bool) (string, error) {
+	return p.ask.Ask(p.ctx, question, echo)
 }

@@ -170,9 +170,9 @@ func relayScenario(t *testing.T, cfg Config, proxy *cutProxy, blockedAtStart boo
 		done <- session.RunClient(ctx, session.ClientConfig{
 			Server: server, Key: res.Key, Conn: ssp.NewConn(sock, nil, nil),
 			Terminal: term, Signals: make(chan session.Signal),
-			DialRelay: func(ctx context.Context) (session.Relay, error) {
+			DialRelay: func(ctx context.Context, _ session.Asker) (session.Relay, error) {
 				dials.Add(1)
-				s, err := res.Relay.Open(ctx)
+				s, err := res.Relay.Open(ctx, nil)
 				if err != nil {
 					return nil, err
 				}

@@ -19,9 +19,9 @@ import (
 // UDP-blocked fallback: each runs "gosh server relay" on the server's
 // host, which moves length-prefixed datagrams between the SSH channel and
 // the port (internal/relay). The first stream uses the connection the
-// bootstrap logged in with; later ones log in again without asking
-// anything (agent, keys, a known host key), as the session is running on
-// the terminal by then.
+// bootstrap logged in with; later ones log in again, with the agent and
+// keys, and with what Open's prompter answers (the session asks on its
+// notification bar, as it runs on the terminal by then).
 //
 // A Relayer is safe for concurrent use.
 type Relayer struct {
@@ -44,8 +44,10 @@ func newRelayer(d *dialer, dest destination, c *sshConn, remoteGosh string, port
 
 // Open starts a relay and returns its stream: what is written goes to the
 // relay's standard input, what is read comes from its standard output.
-// Closing the stream ends the relay and its SSH connection.
-func (r *Relayer) Open(ctx context.Context) (io.ReadWriteCloser, error) {
+// Closing the stream ends the relay and its SSH connection. A new login
+// asks prompt, if not nil, what the agent and keys cannot answer (a
+// password, a passphrase); with nil it asks nothing.
+func (r *Relayer) Open(ctx context.Context, prompt Prompter) (io.ReadWriteCloser, error) {
 	r.mu.Lock()
 	c, closed := r.kept, r.closed
 	r.kept = nil
@@ -54,8 +56,10 @@ func (r *Relayer) Open(ctx context.Context) (io.ReadWriteCloser, error) {
 		return nil, errors.New("bootstrap: relay: closed")
 	}
 	if c == nil {
+		d := *r.dialer
+		d.prompt = prompt
 		var err error
-		if c, err = r.dialer.connect(ctx, r.dest, 0, ""); err != nil {
+		if c, err = d.connect(ctx, r.dest, 0, ""); err != nil {
 			return nil, err
 		}
 	}

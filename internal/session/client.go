@@ -64,9 +64,10 @@ type ClientConfig struct {
 	// UDP is blocked (the zero value: when nothing comes over UDP).
 	Transport TransportMode
 	// DialRelay opens the relay: a stream to the server's UDP port
-	// (gosh server relay, over SSH). Nil means there is none, and the
-	// client uses UDP alone whatever Transport says.
-	DialRelay func(ctx context.Context) (Relay, error)
+	// (gosh server relay, over SSH). It may ask the user through ask (a
+	// password for a new login). Nil means there is none, and the client
+	// uses UDP alone whatever Transport says.
+	DialRelay func(ctx context.Context, ask Asker) (Relay, error)
 	// DialAgent, if not nil, connects to the user's SSH agent: the
 	// server's agent socket is forwarded to it (-A). Nil refuses agent
 	// channels.
@@ -159,11 +160,14 @@ type client struct {
 	remoteFwd  map[uint32]RemoteForward // by listening channel
 
 	// The UDP-blocked fallback (fallback.go):
-	fb        *fallback
-	relay     Relay            // the relay in use, if any
-	relayDone <-chan struct{}  // relay.Done()
-	relayCh   chan relayResult // the outcome of a dial
-	dialCtx   context.Context  // of run: dials end with the session
+	fb          *fallback
+	relay       Relay            // the relay in use, if any
+	relayDone   <-chan struct{}  // relay.Done()
+	relayCh     chan relayResult // the outcome of a dial
+	asks        chan *ask        // questions of a dial for the user (ask.go)
+	asking      *ask             // the question on the bar, taking typed bytes
+	pendingAsks []*ask
+	dialCtx     context.Context // of run: dials end with the session
 
 	// Inputs to run:
 	conn    *ssp.Conn
@@ -193,6 +197,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.notify = newNotifier(c.start, key.quitHint())
 	c.fb = newFallback(cfg.Transport, cfg.DialRelay != nil, c.start)
 	c.relayCh = make(chan relayResult, 1)
+	c.asks = make(chan *ask)
 	c.cols, c.rows = c.term.Size()
 
 	var err error
@@ -271,6 +276,7 @@ func (c *client) deinit() {
 // close releases everything; the terminal is restored first.
 func (c *client) close() {
 	c.deinit()
+	c.cancelAsks()
 	for _, f := range c.cfg.Forwards {
 		f.Listener.Close()
 	}
@@ -341,6 +347,8 @@ func (c *client) run(ctx context.Context) error {
 			c.typed(time.Now(), b)
 		case ev := <-c.chans.events:
 			c.chans.event(ev)
+		case q := <-c.asks:
+			c.startAsk(q)
 		case r := <-c.relayCh:
 			c.relayDialed(time.Now(), r)
 		case <-c.relayDone:
@@ -425,7 +433,7 @@ func (c *client) send(now time.Time) error {
 	}
 	if c.fb.dial(now) {
 		c.logf("dialling the relay (UDP: nothing from the server for %v)", now.Sub(c.fb.lastUDP).Round(time.Millisecond))
-		dialRelay(c.dialCtx, c.cfg.DialRelay, c.relayCh)
+		dialRelay(c.dialCtx, c.cfg.DialRelay, clientAsker{asks: c.asks, done: c.dialCtx.Done()}, c.relayCh)
 	}
 	path := c.fb.path(now)
 	c.conn.SetPath(path)
@@ -647,6 +655,11 @@ func (c *client) receiveQueued() {
 func (c *client) typed(now time.Time, b []byte) {
 	if c.tr.ShutdownInProgress() {
 		return
+	}
+	if c.asking != nil {
+		if b = c.answerTyped(b); len(b) == 0 {
+			return
+		}
 	}
 	paste := len(b) > pasteSize
 	if paste {

@@ -244,18 +244,20 @@ func (f *fallback) deadline(now time.Time) time.Time {
 }
 
 // dialRelay dials the relay in the background and delivers the result on
-// ch (exactly one value). The dial is bounded by relayDialTimeout.
-func dialRelay(ctx context.Context, dial func(context.Context) (Relay, error), ch chan<- relayResult) {
+// ch (exactly one value). The dial may ask the user (a password) through
+// ask; it is bounded by relayDialTimeout.
+func dialRelay(ctx context.Context, dial func(context.Context, Asker) (Relay, error), ask Asker, ch chan<- relayResult) {
 	go func() {
 		ctx, cancel := context.WithTimeout(ctx, relayDialTimeout)
 		defer cancel()
-		r, err := dial(ctx)
+		r, err := dial(ctx, ask)
 		ch <- relayResult{r, err}
 	}()
 }
 
-// relayDialTimeout bounds one dial of the relay (an SSH login).
-const relayDialTimeout = 30 * time.Second
+// relayDialTimeout bounds one dial of the relay (an SSH login, with the
+// user's answers if it asks).
+const relayDialTimeout = 2 * time.Minute
 
 // relayResult is the outcome of one dial.
 type relayResult struct {

@@ -56,7 +56,7 @@ type relays struct {
 	all []*memRelay
 }
 
-func (rs *relays) dial(context.Context) (session.Relay, error) {
+func (rs *relays) dial(context.Context, session.Asker) (session.Relay, error) {
 	pc, err := rs.r.net.Listen(netip.AddrPortFrom(serverAddr.Addr(), 0))
 	if err != nil {
 		return nil, err
@@ -171,6 +171,49 @@ func TestFallbackModesRig(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		if n := rs.count(); n != 0 {
 			t.Errorf("--transport=udp dialled the relay %d times", n)
+		}
+	})
+}
+
+// TestFallbackRelayAsks: a relay's dial that needs a password asks on the
+// notification bar; what the user types up to Enter is the answer, and
+// reaches neither the server nor the screen; Ctrl-C gives up (the dial
+// fails and is tried again later).
+func TestFallbackRelayAsks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		rs := &relays{r: r}
+		relayDelay(r)
+		r.setDrop(blockUDP)
+		var mu sync.Mutex
+		var answers []string
+		r.startServer(session.ServerConfig{})
+		r.startClient(session.ClientConfig{DialRelay: func(ctx context.Context, ask session.Asker) (session.Relay, error) {
+			pw, err := ask.Ask(ctx, "root@server's password:", false)
+			mu.Lock()
+			answers = append(answers, pw)
+			mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			return rs.dial(ctx, ask)
+		}})
+		r.waitScreen("root@server's password:", 10*time.Second)
+		r.term.Type("\x03") // Ctrl-C: not now
+		r.waitFor("the question gone", 5*time.Second, func() bool { return !r.term.Contains("password:") })
+		r.waitScreen("root@server's password:", 10*time.Second) // asked again
+		r.term.Type("sec")
+		r.term.Type("ret\r")
+		r.waitScreen(ready, 10*time.Second)
+		r.term.Type("ok")
+		r.waitScreen(prompt+"ok", 5*time.Second)
+		if r.term.Contains("secret") || r.term.Contains("sec") {
+			t.Errorf("the password shows on the screen:\n%q", r.term.Screen())
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(answers) != 2 || answers[0] != "" || answers[1] != "secret" {
+			t.Errorf("answers %q, want a refusal then \"secret\"", answers)
 		}
 	})
 }
