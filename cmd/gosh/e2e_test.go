@@ -604,7 +604,7 @@ func TestE2EAgentForwarding(t *testing.T) {
 // through a lossy relay: ten megabytes go through -L and ten through -R
 // (the server listens) to an echo server and back intact, at once, with
 // the client's address changing half way (the server roams); a SOCKS5
-// client reaches the echo server through -D.
+// client connected through -D before the roam is echoed after it.
 func TestE2EPortForwarding(t *testing.T) {
 	t.Parallel()
 	echo := startEchoServer(t)
@@ -640,6 +640,19 @@ func TestE2EPortForwarding(t *testing.T) {
 			}
 		}
 	}
+	// -D: a SOCKS5 client reaches the echo server (and is used again
+	// after the roam below).
+	s := dial("-D", dport)
+	p := echo.Port()
+	req := []byte{5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, byte(p >> 8), byte(p)}
+	if _, err := s.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	reply := make([]byte, 12)
+	if _, err := io.ReadFull(s, reply); err != nil || !bytes.Equal(reply[:4], []byte{5, 0, 5, 0}) {
+		t.Fatalf("-D: SOCKS5 replies % x, %v; want success", reply, err)
+	}
+
 	// -L and -R (the server listens on rport, this machine too), both
 	// ways at once, with the client roaming half way through -L's.
 	start := time.Now()
@@ -686,17 +699,7 @@ func TestE2EPortForwarding(t *testing.T) {
 	t.Logf("-L and -R at once: %d MiB each there and back through 2 %% loss each way and a roam in %v (%.2f MB/s each way, both together)",
 		size>>20, d.Round(time.Millisecond), 2*float64(size)/d.Seconds()/1e6)
 
-	// -D: a SOCKS5 client reaches the echo server.
-	s := dial("-D", dport)
-	p := echo.Port()
-	req := []byte{5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, byte(p >> 8), byte(p)}
-	if _, err := s.Write(req); err != nil {
-		t.Fatal(err)
-	}
-	reply := make([]byte, 12)
-	if _, err := io.ReadFull(s, reply); err != nil || !bytes.Equal(reply[:4], []byte{5, 0, 5, 0}) {
-		t.Fatalf("-D: SOCKS5 replies % x, %v; want success", reply, err)
-	}
+	// -D: the SOCKS5 connection made before the roam still works.
 	msg := []byte("through the SOCKS proxy")
 	s.Write(msg)
 	back := make([]byte, len(msg))
