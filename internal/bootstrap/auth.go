@@ -337,3 +337,9 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// DialAgent connects to the SSH agent at path: a Unix socket, or on
+// Windows also a named pipe (the OpenSSH agent's), as authentication
+// does. The session forwards the server's agent connections to it
+// (gosh connect -A).
+func DialAgent(path string) (net.Conn, error) { return dialAgent(path) }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -193,8 +192,3 @@ func relayScript(remoteGosh string, port uint16, bind string) string {
 	}
 	return "exec sh -c " + shellQuote(s.String())
 }
-
-// DialAgent connects to the SSH agent at path: a Unix socket, or on
-// Windows also a named pipe (the OpenSSH agent's). The session forwards
-// the server's agent connections to it (gosh connect -A).
-func DialAgent(path string) (net.Conn, error) { return dialAgent(path) }

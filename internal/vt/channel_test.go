@@ -368,20 +368,7 @@ func TestUserStreamChannelSubtract(t *testing.T) {
 // TestChannelEqual: the channel log takes part in equality, and a new
 // message is never a deferrable change.
 func TestChannelEqual(t *testing.T) {
-	build := func(parts ...any) *vt.UserStream {
-		s := vt.NewUserStream()
-		for _, p := range parts {
-			switch p := p.(type) {
-			case string:
-				s.PushKeys([]byte(p))
-			case [2]int:
-				s.PushResize(p[0], p[1])
-			case vt.ChannelMsg:
-				s.PushChannel(p)
-			}
-		}
-		return s
-	}
+	build := buildStream
 	m := chanMsgs[1]
 	other := func(f func(*vt.ChannelMsg)) vt.ChannelMsg { o := m; f(&o); return o }
 	users := []struct {

@@ -231,19 +231,25 @@ func TestUserStreamHeld(t *testing.T) {
 	}
 }
 
-func TestUserStreamEqualContent(t *testing.T) {
-	build := func(parts ...any) *vt.UserStream {
-		s := vt.NewUserStream()
-		for _, p := range parts {
-			switch p := p.(type) {
-			case string:
-				s.PushKeys([]byte(p))
-			case [2]int:
-				s.PushResize(p[0], p[1])
-			}
+// buildStream pushes parts in order: a string as keys, a [2]int as a
+// resize, a vt.ChannelMsg as a channel message.
+func buildStream(parts ...any) *vt.UserStream {
+	s := vt.NewUserStream()
+	for _, p := range parts {
+		switch p := p.(type) {
+		case string:
+			s.PushKeys([]byte(p))
+		case [2]int:
+			s.PushResize(p[0], p[1])
+		case vt.ChannelMsg:
+			s.PushChannel(p)
 		}
-		return s
 	}
+	return s
+}
+
+func TestUserStreamEqualContent(t *testing.T) {
+	build := buildStream
 	tests := []struct {
 		name string
 		a, b *vt.UserStream
