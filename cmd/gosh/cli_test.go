@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,6 +186,8 @@ func TestServerFlags(t *testing.T) {
 			ServerOptions{Options: daemon.Options{Verbose: 1, Command: []string{"tmux", "attach", "-d"}}}},
 		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
 		{"pacing", []string{"new", "--pacing", "mosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingMosh}}},
+		{"scrollback", []string{"new", "--scrollback", "500"}, ServerOptions{Options: daemon.Options{Scrollback: 500}}},
+		{"no scrollback", []string{"new", "--scrollback", "0"}, ServerOptions{Options: daemon.Options{Scrollback: 0}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,6 +196,9 @@ func TestServerFlags(t *testing.T) {
 				t.Fatalf("server %q: %v", tc.args, err)
 			}
 			got.Stdin, got.Stdout, got.Stderr, got.ctx = nil, nil, nil, nil
+			if !slices.Contains(tc.args, "--scrollback") {
+				tc.want.Scrollback = daemon.DefaultScrollback
+			}
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("server %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	// ForwardAgent gives the program an SSH_AUTH_SOCK whose connections a
 	// gosh client forwards to its agent (--forward-agent; gosh connect -A).
 	ForwardAgent bool
+	// Scrollback is how many lines that scrolled off the screen the
+	// server keeps for a gosh client's own scrollback (--scrollback); 0
+	// keeps none.
+	Scrollback int
 }
 
 // Started is what [Start] reports: the daemon's UDP port, the session key
@@ -43,4 +48,17 @@ type Started struct {
 	Port uint16
 	Key  crypto.Key
 	PID  int
+}
+
+// DefaultScrollback is the --scrollback default.
+const DefaultScrollback = session.DefaultScrollback
+
+// scrollbackLines turns the --scrollback count into
+// session.ServerConfig.Scrollback, where 0 means the default and a
+// negative number none.
+func scrollbackLines(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

@@ -47,6 +47,7 @@ func NewTmux(t testing.TB, cols, rows int, env []string, argv ...string) *Tmux {
 	// screen can be read), no status line (the pane is the whole window).
 	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
 		"set-option", "-g", "status", "off", ";",
+		"set-option", "-g", "history-limit", "100000", ";",
 		"new-session", "-d", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 	for _, kv := range env {
 		args = append(args, "-e", kv)
@@ -100,6 +101,21 @@ func (tm *Tmux) SendKey(names ...string) {
 func (tm *Tmux) Screen() []string {
 	tm.t.Helper()
 	out, err := tm.run("capture-pane", "-p")
+	if err != nil {
+		tm.t.Fatalf("tmux capture-pane: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// History returns the pane's scrollback followed by its visible rows, one
+// string per row, trailing spaces removed (capture-pane -S -).
+func (tm *Tmux) History() []string {
+	tm.t.Helper()
+	out, err := tm.run("capture-pane", "-p", "-S", "-")
 	if err != nil {
 		tm.t.Fatalf("tmux capture-pane: %v", err)
 	}

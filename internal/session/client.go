@@ -154,6 +154,10 @@ type client struct {
 	rows      int
 	resetDone bool // deinit already ran
 
+	scrollSync bool   // the server sends scrollback lines (scrollback.go)
+	scrollPos  uint64 // the server state's scrollback lines taken
+	histNext   uint64 // the number of the next history line expected
+
 	chans      *channels                // forwarded connections (channels.go)
 	chanPos    uint64                   // the server's channel messages taken
 	forwarding bool                     // Forwards are being served, or were refused
@@ -204,7 +208,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.tr, err = ssp.NewTransport(ssp.Config{
 		Key:       cfg.Key,
 		Remote:    cfg.Server,
-		LocalCaps: uint64(goshCaps) | capChannels,
+		LocalCaps: uint64(goshCaps) | capChannels | capScrollback,
 		Pacing:    cfg.Pacing,
 		Logf:      logf,
 	}, vt.NewUserStream(), vt.NewComplete(c.cols, c.rows), c.start)
@@ -242,7 +246,7 @@ func titlesSupported(names []string) bool {
 // (unless NoInit) and application cursor keys.
 func (c *client) init() {
 	var b []byte
-	if !c.cfg.NoInit {
+	if c.altScreen() {
 		b = append(b, c.tinfo.EnterCA...)
 	}
 	b = append(b, "\x1b[?1h"...)
@@ -250,6 +254,11 @@ func (c *client) init() {
 	c.shown, c.repaint = nil, true
 	c.resetDone = false
 }
+
+// altScreen reports whether the session uses the terminal's alternate
+// screen: unless NoInit, or the terminal keeps the session's scrollback
+// on its primary screen.
+func (c *client) altScreen() bool { return !c.cfg.NoInit && !c.scrollSync }
 
 // deinitModes resets every mode the session may have mirrored onto the
 // user's terminal: cursor keys, rendition, cursor visibility and shape,
@@ -264,7 +273,7 @@ func (c *client) deinit() {
 	}
 	c.resetDone = true
 	b := []byte(deinitModes)
-	if !c.cfg.NoInit {
+	if c.altScreen() {
 		b = append(b, c.tinfo.ExitCA...)
 	}
 	c.write(b)
@@ -317,7 +326,11 @@ func (c *client) run(ctx context.Context) error {
 			c.paint(now, true)
 			c.deinit()
 			if err == nil {
-				c.write([]byte("[gosh is exiting.]\r\n"))
+				msg := "[gosh is exiting.]\r\n"
+				if !c.altScreen() {
+					msg = "\r\n" + msg // below the session's last screen
+				}
+				c.write([]byte(msg))
 			}
 			return err
 		}
@@ -506,6 +519,7 @@ func (c *client) receive(d ssp.Datagram) {
 			c.connected = true
 			c.notify.Clear()
 		}
+		c.startScrollback()
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())
 	}
 }
@@ -767,8 +781,19 @@ func (c *client) paint(now time.Time, final bool) {
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
 	}
+	c.out = c.out[:0]
+	if c.scrollSync {
+		if lines := c.scrollLines(c.tr.Remote()); len(lines) > 0 {
+			shown := c.shown
+			if c.repaint {
+				shown = nil
+			}
+			c.out, c.shown = c.display.PushLines(c.out, shown, c.cols, c.rows, lines)
+			c.repaint = false
+		}
+	}
 	initialized := !c.repaint && c.shown != nil
-	c.out = c.display.NewFrame(c.out[:0], initialized, c.shown, frame)
+	c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
 	if len(c.out) > 0 {
 		c.write(c.out)
 	}

@@ -63,6 +63,13 @@ type ServerConfig struct {
 	// Listen, if not nil, listens on a TCP "host:port" for a listening
 	// channel the client opens (gosh connect -R); nil refuses them.
 	Listen func(hostPort string) (Listener, error)
+	// Scrollback is how many lines that scrolled off the screen the
+	// server keeps for a gosh client's scrollback: 0 means
+	// DefaultScrollback, a negative number none.
+	Scrollback int
+	// Control, if not nil, delivers requests from the daemon's control
+	// socket (gosh sessions, gosh connect --attach): see [ControlRequest].
+	Control <-chan ControlRequest
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -92,11 +99,18 @@ func newServer(cfg ServerConfig) (*server, error) {
 	if len(cfg.MOTD) > 0 {
 		term.Feed(cfg.MOTD, nil)
 	}
+	switch {
+	case cfg.Scrollback == 0:
+		term.EnableHistory(DefaultScrollback)
+	case cfg.Scrollback > 0:
+		term.EnableHistory(cfg.Scrollback)
+	}
+	// (MOTD lines that scrolled are in the history: the client gets them.)
 	tr, err := ssp.NewTransport(ssp.Config{
 		Key:         cfg.Key,
 		Server:      true,
 		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
-		LocalCaps:   uint64(goshCaps) | capChannels,
+		LocalCaps:   uint64(goshCaps) | capChannels | capScrollback,
 		Pacing:      cfg.Pacing,
 		Logf:        logf,
 	}, term, vt.NewUserStream(), now)
@@ -117,7 +131,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 			return func() (Listener, error) { return cfg.Listen(addr) }, true
 		}
 	}
-	return &server{
+	s := &server{
 		chans: chans,
 		input: vt.NewUserStream(),
 		cfg:   cfg, logf: logf, tr: tr, term: term, start: now,
@@ -126,7 +140,11 @@ func newServer(cfg ServerConfig) (*server, error) {
 		writeReq:  make(chan []byte),
 		writeDone: make(chan error, 1),
 		done:      make(chan struct{}),
-	}, nil
+	}
+	if h := term.History(); h != nil {
+		h.OnRecord(s.pushScrollback)
+	}
+	return s, nil
 }
 
 // ClampSize keeps a requested terminal size within what the emulator
@@ -161,6 +179,7 @@ type server struct {
 	chans     *channels
 	input     *vt.UserStream // the client's events taken so far (holds none)
 	listening bool           // the agent socket is served
+	histPos   uint64         // the next history line to put into the state
 
 	// Inputs to run:
 	conn      *ssp.Conn
@@ -233,6 +252,8 @@ func (s *server) run(ctx context.Context) error {
 			s.chans.event(ev)
 		case sig := <-s.signals:
 			s.exit = s.exit || s.signal(sig, time.Now())
+		case req := <-s.cfg.Control:
+			s.exit = s.exit || s.control(req, time.Now())
 		case <-ctxDone:
 			ctxDone = nil
 			s.exit = s.exit || s.startShutdown(time.Now())
@@ -250,6 +271,7 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	if peer := s.tr.PeerCaps(); peer != 0 {
 		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
 	}
+	s.pushScrollback()
 	if s.cfg.Agent != nil && !s.listening {
 		s.listening = true
 		s.chans.listenService(s.cfg.Agent, fixed(ServiceAgent))

@@ -32,6 +32,12 @@ type DisplayCaps struct {
 	BCE    bool // erased cells take the current background colour
 	Titles bool // OSC 0/1/2 may set the window title and icon name
 	Ext    Caps // capabilities beyond the stock Mosh set
+	// KeepHistory keeps the terminal's scrollback for [Display.PushLines]
+	// alone: frames scroll by deleting lines at the top instead of line
+	// feeds at the bottom, and clear the screen without ED 2 or ED from
+	// the home position, which some terminals (VTE; tmux's
+	// scroll-on-clear) turn into scrollback.
+	KeepHistory bool
 }
 
 // WireDisplayCaps returns the profile of the host diff sent to a peer with

@@ -142,62 +142,16 @@ func admitChannel(index, total uint64, held int, m *ChannelMsg) (bool, error) {
 	return true, nil
 }
 
-// chanLog is an append-only log of channel messages with absolute
-// positions: it holds those at positions base to total-1 (earlier ones
-// were trimmed). Clones share the messages, which are never modified.
-type chanLog struct {
-	base, total uint64
-	msgs        []ChannelMsg // msgs[i] is at position base+i
-	bytes       int          // Data bytes of msgs
-}
+// chanLog is the log of channel messages of a state (section 12.2).
+type chanLog = entryLog[ChannelMsg]
 
-// push appends m, copying its Data.
-func (l *chanLog) push(m ChannelMsg) {
-	m.Data = cloneData(m.Data)
-	l.msgs = append(l.msgs, m)
-	l.bytes += len(m.Data)
-	l.total++
-}
+// size, cloned and overhead make ChannelMsg a log entry.
+func (m ChannelMsg) size() int          { return len(m.Data) }
+func (m ChannelMsg) cloned() ChannelMsg { m.Data = cloneData(m.Data); return m }
+func (ChannelMsg) overhead() int        { return chanOverhead }
 
-// clone returns a copy of l that shares its messages; either copy appends
-// beyond its own length without disturbing the other.
-func (l *chanLog) clone() chanLog {
-	c := *l
-	c.msgs = l.msgs[:len(l.msgs):len(l.msgs)]
-	return c
-}
-
-// since returns the held messages from absolute position pos on.
-func (l *chanLog) since(pos uint64) []ChannelMsg {
-	if pos >= l.total {
-		return nil
-	}
-	return append([]ChannelMsg(nil), l.msgs[max(pos, l.base)-l.base:]...)
-}
-
-// trim drops the held messages below absolute position pos.
-func (l *chanLog) trim(pos uint64) {
-	for l.base < min(pos, l.total) {
-		l.bytes -= len(l.msgs[0].Data)
-		l.msgs = l.msgs[1:]
-		l.base++
-	}
-	if len(l.msgs) == 0 {
-		l.msgs = nil
-	}
-}
-
-// appendDiff appends a channel instruction for each held message from
-// absolute position from on.
-func (l *chanLog) appendDiff(b []byte, from uint64) []byte {
-	for p := max(from, l.base); p < l.total; p++ {
-		b = appendChannel(b, p, &l.msgs[p-l.base])
-	}
-	return b
-}
-
-// apply applies a received channel extension body.
-func (l *chanLog) apply(body []byte) error {
+// applyChannel applies a received channel extension body to l.
+func applyChannel(l *chanLog, body []byte) error {
 	index, m, err := parseChannel(body)
 	if err != nil {
 		return err
@@ -207,9 +161,4 @@ func (l *chanLog) apply(body []byte) error {
 	}
 	l.push(m)
 	return nil
-}
-
-// footprint is about how many bytes the held messages take.
-func (l *chanLog) footprint() int {
-	return l.bytes + chanOverhead*len(l.msgs)
 }

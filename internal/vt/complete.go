@@ -16,6 +16,8 @@ type Complete struct {
 	caps    Caps
 	disp    *Display // shared by clones; only its scratch space is mutable
 	chans   chanLog  // channel messages from the server
+	scroll  scrollLog
+	hist    *History // the live screen's history (a server's state only; not cloned)
 }
 
 // NewComplete returns a blank cols×rows terminal with echo ack 0 and the
@@ -62,6 +64,8 @@ func (c *Complete) Clone() *Complete {
 	n := *c
 	n.emu = c.emu.Clone()
 	n.chans = c.chans.clone()
+	n.scroll = c.scroll.clone()
+	n.hist = nil
 	return &n
 }
 
@@ -70,7 +74,7 @@ func (c *Complete) Clone() *Complete {
 // tell (see [Framebuffer.Equal]). States of one session share their
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
-	return c.echoAck == o.echoAck && c.chans.total == o.chans.total &&
+	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
 		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
@@ -79,16 +83,18 @@ func (c *Complete) Equal(o *Complete) bool {
 // frame interval (ssp's Deferrable, for gosh's pacing). A new channel
 // message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
-	return c.echoAck != o.echoAck && c.chans.total == o.chans.total &&
+	return c.echoAck != o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
 		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
 // changed, a resize if the size changed, the display differ's output as
-// host bytes, then one channel instruction per message beyond from's. It
-// is empty if there is nothing to send.
+// host bytes, then one channel instruction per message beyond from's and
+// one scrollback instruction per line beyond from's. It is empty if there
+// is nothing to send.
 func (c *Complete) Diff(from *Complete) []byte {
-	return c.chans.appendDiff(c.diffScreen(from), from.chans.total)
+	b := c.chans.appendDiff(c.diffScreen(from), from.chans.total, appendChannel)
+	return c.scroll.appendDiff(b, from.scroll.total, appendScroll)
 }
 
 // diffScreen returns the instructions of Diff for the terminal: echo ack,
@@ -149,7 +155,9 @@ func (c *Complete) Apply(diff []byte) error {
 			}
 			c.echoAck = n
 		case in.has[extChannel]:
-			return c.chans.apply(in.body[extChannel])
+			return applyChannel(&c.chans, in.body[extChannel])
+		case in.has[extScroll]:
+			return applyScroll(&c.scroll, in.body[extScroll])
 		}
 		return nil
 	})
@@ -158,12 +166,21 @@ func (c *Complete) Apply(diff []byte) error {
 // Footprint is about how many bytes the terminal state holds: its cells,
 // those of the saved normal screen while the alternate one is shown, its
 // strings, and its held channel messages.
-func (c *Complete) Footprint() int { return c.Framebuffer().footprint() + c.chans.footprint() }
+func (c *Complete) Footprint() int {
+	n := c.Framebuffer().footprint() + c.chans.footprint() + c.scroll.footprint()
+	if c.hist != nil {
+		n += c.hist.Footprint()
+	}
+	return n
+}
 
-// Subtract drops the channel messages c shares with prefix (the
-// acknowledged part), keeping absolute positions; a terminal has no
-// prefix to drop.
-func (c *Complete) Subtract(prefix *Complete) { c.chans.trim(prefix.chans.total) }
+// Subtract drops the channel messages and scrollback lines c shares with
+// prefix (the acknowledged part), keeping absolute positions; a terminal
+// has no prefix to drop.
+func (c *Complete) Subtract(prefix *Complete) {
+	c.chans.trim(prefix.chans.total)
+	c.scroll.trim(prefix.scroll.total)
+}
 
 // PushChannel appends a channel message (its Data copied).
 func (c *Complete) PushChannel(m ChannelMsg) { c.chans.push(m) }
@@ -186,3 +203,43 @@ func (c *Complete) TrimChannels(pos uint64) { c.chans.trim(pos) }
 // sender's current state, whose acknowledged prefix the transport
 // subtracts, the channel data still in flight.
 func (c *Complete) ChannelBytes() int { return c.chans.bytes }
+
+// EnableHistory makes c, a server's live state, record the lines that
+// scroll off the top of its primary screen in a [History] of at most
+// maxLines lines. Clones do not record.
+func (c *Complete) EnableHistory(maxLines int) { c.hist = c.emu.EnableHistory(maxLines) }
+
+// History returns the history EnableHistory made, or nil.
+func (c *Complete) History() *History { return c.hist }
+
+// PushScroll appends a scrollback line to the state's log (its Text
+// copied).
+func (c *Complete) PushScroll(l ScrollLine) { c.scroll.push(l) }
+
+// ScrollTotal returns the number of lines ever appended to the state's
+// log (an absolute position).
+func (c *Complete) ScrollTotal() uint64 { return c.scroll.total }
+
+// ScrollSince returns the held lines of the log from absolute position pos
+// on, in order. Their Text aliases c's storage: read, do not modify.
+func (c *Complete) ScrollSince(pos uint64) []ScrollLine { return c.scroll.since(pos) }
+
+// TrimScroll drops the held lines below absolute position pos (the client
+// calls it once they are in the terminal's scrollback).
+func (c *Complete) TrimScroll(pos uint64) { c.scroll.trim(pos) }
+
+// ScrollHeld returns the number of lines the state's log holds: for a
+// sender's current state, the lines still in flight.
+func (c *Complete) ScrollHeld() int { return len(c.scroll.ents) }
+
+// ScrollBytes returns the Text bytes of the lines held: for a sender's
+// current state, the scrollback still in flight.
+func (c *Complete) ScrollBytes() int { return c.scroll.bytes }
+
+// ResetScroll empties the state's log and starts it over at position 0,
+// for a new epoch whose initial state has an empty log.
+func (c *Complete) ResetScroll() { c.scroll.reset(0) }
+
+// ResetChannels empties the channel log and starts it over at position 0,
+// for a new epoch whose initial state has an empty log.
+func (c *Complete) ResetChannels() { c.chans.reset(0) }

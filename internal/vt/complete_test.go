@@ -124,6 +124,9 @@ func FuzzHostMessage(f *testing.F) {
 	f.Add(mustHex("0a085206080010021802" + "0a085206080010021802"))       // a duplicate
 	f.Add(mustHex("0a06520408051802"))                                    // a gap
 	f.Add(mustHex("0a0b520908001002180428ac02"))                          // credit
+	// gosh scrollback lines (spec section 12.3)
+	f.Add(mustHex("0a0d5a0b080010051a033132332050")) // index 0, line 5, "123", width 80
+	f.Add(mustHex("0a0a5a0808011000200a2801"))       // a gap, wrapped
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		c := vt.NewComplete(20, 5)
 		err := c.Apply(msg)

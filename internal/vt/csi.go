@@ -47,6 +47,7 @@ func (t *terminal) CSIDispatch(s *Sequence) {
 	case seqKey(0, 0, 'P'): // DCH
 		fb.deleteCells(p.Get(0, 1))
 	case seqKey(0, 0, 'S'): // SU
+		fb.recordScroll(p.Get(0, 1))
 		fb.scrollUp(fb.top, fb.bottom, p.Get(0, 1))
 	case seqKey(0, 0, 'T'): // SD
 		fb.scrollDown(fb.top, fb.bottom, p.Get(0, 1))

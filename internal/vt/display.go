@@ -132,7 +132,12 @@ func (f *frame) clipboard() {
 func (f *frame) startState() {
 	last, next := f.last, f.next
 	if !f.init || last.w != next.w || last.h != next.h {
-		f.out = append(f.out, "\x1b[r\x1b[0m\x1b[H\x1b[2J\x1b[?25l"...)
+		if f.d.caps.KeepHistory {
+			// Clear the first row, then the rest from the second.
+			f.out = append(f.out, "\x1b[r\x1b[0m\x1b[H\x1b[2K\x1b[2;1H\x1b[J\x1b[H\x1b[?25l"...)
+		} else {
+			f.out = append(f.out, "\x1b[r\x1b[0m\x1b[H\x1b[2J\x1b[?25l"...)
+		}
 		if f.d.caps.Ext&CapHyperlinks != 0 {
 			f.out = append(f.out, "\x1b]8;;\x1b\\"...)
 		}

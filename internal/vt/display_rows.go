@@ -21,13 +21,27 @@ func (f *frame) scroll() {
 		f.rend, f.raw = Rendition{}, Rendition{}
 	}
 	bottom := k + n // rows [0, bottom) scroll up by k
-	if bottom == f.h && f.rowKnown && f.y == f.h-1 {
+	switch {
+	case f.d.caps.KeepHistory:
+		if bottom < f.h {
+			f.out = append(f.out, "\x1b[1;"...)
+			f.out = appendUint(f.out, bottom)
+			f.out = append(f.out, 'r')
+		}
+		f.out = append(f.out, "\x1b[H\x1b["...)
+		f.out = appendUint(f.out, k)
+		f.out = append(f.out, 'M')
+		if bottom < f.h {
+			f.out = append(f.out, "\x1b[r"...)
+		}
+		f.colKnown, f.rowKnown = false, false
+	case bottom == f.h && f.rowKnown && f.y == f.h-1:
 		f.out = append(f.out, '\r')
 		f.x, f.colKnown = 0, true
 		for range k {
 			f.out = append(f.out, '\n')
 		}
-	} else {
+	default:
 		f.out = append(f.out, "\x1b[1;"...)
 		f.out = appendUint(f.out, bottom)
 		f.out = append(f.out, 'r')

@@ -102,6 +102,7 @@ type Framebuffer struct {
 	repBuf       []byte // scratch for REP
 	mainRows     []*Row // the normal screen while the alternate one is shown
 	altSaved     savedCursor
+	hist         *History // where rows scrolling off go (a server's live screen only)
 }
 
 // NewFramebuffer returns a blank w×h framebuffer with the cursor at the
@@ -172,7 +173,7 @@ func (fb *Framebuffer) Clone() *Framebuffer {
 	c := *fb
 	c.rows = slices.Clone(fb.rows)
 	c.mainRows = slices.Clone(fb.mainRows)
-	c.scratch, c.repBuf = nil, nil
+	c.scratch, c.repBuf, c.hist = nil, nil, nil
 	fb.owner, c.owner = new(rowOwner), new(rowOwner)
 	fb.links = fb.links[:len(fb.links):len(fb.links)]
 	c.links = fb.links

@@ -55,6 +55,7 @@ func (fb *Framebuffer) lineFeed() bool {
 	fb.wrapNext = false
 	switch {
 	case fb.y == fb.bottom:
+		fb.recordScroll(1)
 		fb.scrollUp(fb.top, fb.bottom, 1)
 		return true
 	case fb.y < fb.h-1:

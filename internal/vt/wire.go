@@ -29,6 +29,13 @@ import (
 //	    4 data: bytes      omitted when empty
 //	    5 credit: varint   omitted when 0 (uint32)
 //	  }
+//	  11 scroll {           HostMessage only (gosh)
+//	    1 index: uint64    absolute position of the line in the state's log
+//	    2 line: uint64     the line's number in the server's history
+//	    3 text: bytes      SGR and characters; omitted when empty
+//	    4 width: varint    the screen's columns then
+//	    5 wrapped: varint  1 if the text continues on the next line
+//	  }
 //	}
 const (
 	fieldInstruction protowire.Number = 1
@@ -38,6 +45,7 @@ const (
 	extResize    protowire.Number = 3  // both
 	extEchoAck   protowire.Number = 7  // HostMessage
 	extChannel   protowire.Number = 10 // both (gosh)
+	extScroll    protowire.Number = 11 // HostMessage (gosh)
 
 	fieldKeys       protowire.Number = 4 // Keystroke.keys
 	fieldHostString protowire.Number = 4 // HostBytes.hoststring
@@ -50,6 +58,12 @@ const (
 	fieldChanKind   protowire.Number = 3 // channel.kind
 	fieldChanData   protowire.Number = 4 // channel.data
 	fieldChanCredit protowire.Number = 5 // channel.credit
+
+	fieldScrollIndex   protowire.Number = 1 // scroll.index
+	fieldScrollLine    protowire.Number = 2 // scroll.line
+	fieldScrollText    protowire.Number = 3 // scroll.text
+	fieldScrollWidth   protowire.Number = 4 // scroll.width
+	fieldScrollWrapped protowire.Number = 5 // scroll.wrapped
 )
 
 // ErrMalformed is returned by Apply for a diff that is not a well-formed
@@ -121,14 +135,14 @@ func forEachField(msg []byte, fn func(f field) error) error {
 // instruction is a decoded Instruction: the extensions present (the last
 // occurrence of each wins, as in protobuf).
 type instruction struct {
-	has  [extChannel + 1]bool
-	body [extChannel + 1][]byte
+	has  [extScroll + 1]bool
+	body [extScroll + 1][]byte
 }
 
 // recorded reports whether parseInstructions records (and so validates)
 // extension n: the numbers below 8, as always, and gosh's channel. Others
 // are ignored unparsed.
-func recorded(n protowire.Number) bool { return n < 8 || n == extChannel }
+func recorded(n protowire.Number) bool { return n < 8 || n == extChannel || n == extScroll }
 
 // parseInstructions decodes the instructions of a User/HostMessage.
 func parseInstructions(msg []byte, fn func(in *instruction) error) error {

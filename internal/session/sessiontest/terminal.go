@@ -15,6 +15,7 @@ type Terminal struct {
 
 	mu        sync.Mutex // guards following
 	emu       *vt.Emulator
+	hist      *vt.History
 	cols      int
 	rows      int
 	raw       bool
@@ -24,7 +25,18 @@ type Terminal struct {
 
 // NewTerminal returns a cols×rows terminal in cooked mode.
 func NewTerminal(cols, rows int) *Terminal {
-	return &Terminal{input: make(chan []byte), emu: vt.NewEmulator(cols, rows), cols: cols, rows: rows}
+	t := &Terminal{input: make(chan []byte), emu: vt.NewEmulator(cols, rows), cols: cols, rows: rows}
+	t.hist = t.emu.EnableHistory(1 << 20)
+	return t
+}
+
+// Scrollback returns the lines the terminal keeps in its scrollback
+// (those scrolled off the top of its primary screen), oldest first,
+// trailing blanks removed.
+func (t *Terminal) Scrollback() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hist.Texts()
 }
 
 // Type sends s as one read's worth of typed bytes; it blocks until the

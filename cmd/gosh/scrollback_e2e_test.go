@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/e2etest"
+)
+
+// numbers returns the lines of h that are numbers, and how many
+// skipped-lines markers h holds.
+func numbers(h []string) (nums []int, markers int) {
+	for _, l := range h {
+		if strings.HasPrefix(l, "[gosh: ") && strings.HasSuffix(l, " lines skipped]") {
+			markers++
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(l)); err == nil {
+			nums = append(nums, n)
+		}
+	}
+	return nums, markers
+}
+
+// isRun reports whether nums is exactly from..to, and if not, why.
+func isRun(nums []int, from, to int) (bool, string) {
+	if len(nums) != to-from+1 {
+		return false, fmt.Sprintf("%d numbers, want %d (%d..%d)", len(nums), to-from+1, from, to)
+	}
+	for i, n := range nums {
+		if n != from+i {
+			return false, fmt.Sprintf("position %d holds %d, want %d: %v", i, n, from+i, nums[max(0, i-3):min(len(nums), i+4)])
+		}
+	}
+	return true, ""
+}
+
+// waitHistory waits until the pane's scrollback and screen hold the
+// numbers from..to and nothing else numeric, with markers markers.
+func waitHistory(t *testing.T, tm *e2etest.Tmux, timeout time.Duration, from, to, markers int) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		nums, m := numbers(tm.History())
+		ok, why := isRun(nums, from, to)
+		if ok && m == markers {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scrollback: %s; %d markers, want %d", why, m, markers)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// seqDone waits for the prompt after "seq 1 n".
+func seqDone(t *testing.T, tm *e2etest.Tmux, n int, timeout time.Duration) {
+	t.Helper()
+	tm.WaitFor(timeout, "the prompt after seq", func(s []string) bool {
+		i := lastNonEmpty(s)
+		return i > 0 && s[i] == prompt && s[i-1] == strconv.Itoa(n)
+	})
+}
+
+// TestE2EScrollbackSeq: seq's 5000 lines, over a lossy, delayed link,
+// end up in the user's terminal's own scrollback in order, without
+// duplicates or gaps, as under ssh.
+func TestE2EScrollbackSeq(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(30*time.Millisecond, 30*time.Millisecond)
+	relay.SetLoss(0.1, 0.1)
+	tm.Send("seq 1 5000\r")
+	seqDone(t, tm, 5000, 60*time.Second)
+	waitHistory(t, tm, 30*time.Second, 1, 5000, 0)
+	tm.Send("exit\r")
+	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2EScrollbackSmall: with gosh server new --scrollback 200 and the
+// link down while seq runs, the lines the server dropped show up once as
+// a marker, and the tail after it is exact. (Before the marker come the
+// lines that were in flight when the link went down, in order.)
+func TestE2EScrollbackSmall(t *testing.T) {
+	t.Parallel()
+	argv := append([]string{goshBin, "server", "new", "-i", "127.0.0.1", "-p", "0", "--scrollback", "200", "--"}, shellArgv...)
+	server := e2etest.StartServer(t, localeEnv, argv...)
+	relay := e2etest.NewRelay(t, relayTarget(server))
+	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(t.TempDir(), goshClientVia(server, relay))...)
+	tm.WaitForText(10*time.Second, prompt)
+	relay.SetDrop(true)
+	tm.Send("seq 1 5000\r")
+	time.Sleep(2 * time.Second)
+	relay.SetDrop(false)
+	seqDone(t, tm, 5000, 30*time.Second)
+	// 23 rows show 4978..5000 (the prompt is the 24th), the 200 lines
+	// before them come from the server's history.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		h := tm.History()
+		marker := -1
+		for i, l := range h {
+			if strings.HasPrefix(l, "[gosh: ") && strings.HasSuffix(l, " lines skipped]") {
+				if marker >= 0 {
+					t.Fatalf("a second marker at line %d:\n%s", i, strings.Join(h, "\n"))
+				}
+				marker = i
+			}
+		}
+		if marker >= 0 {
+			head, _ := numbers(h[:marker])
+			tail, _ := numbers(h[marker+1:])
+			okHead, whyHead := isRun(head, 1, len(head))
+			okTail, whyTail := isRun(tail, 5000-23-200+1, 5000)
+			if okHead && okTail {
+				t.Logf("%d lines before the marker %q", len(head), h[marker])
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("before the marker: %s; after it: %s", whyHead, whyTail)
+			}
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no marker:\n%s", strings.Join(h, "\n"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestE2EScrollbackFullScreen: vim and less leave no trace in the
+// scrollback; what was there stays, once.
+func TestE2EScrollbackFullScreen(t *testing.T) {
+	t.Parallel()
+	e2etest.RequireCommands(t, "vim", "less")
+	_, tm, dir := goshSession(t)
+	file := filepath.Join(dir, "words.txt")
+	tm.Send(fmt.Sprintf("seq 1 40; seq -f 'word%%g' 1 300 > %s\r", file))
+	seqDone(t, tm, 40, 10*time.Second)
+	tm.Send("vim -u NONE -N -n " + file + "\r")
+	tm.WaitForText(10*time.Second, "word1")
+	for range 5 {
+		tm.SendKey("C-f")
+	}
+	tm.Send("Gonew line in vim")
+	tm.SendKey("Escape")
+	tm.WaitForText(10*time.Second, "new line in vim")
+	tm.Send(":q!\r")
+	tm.WaitFor(10*time.Second, "the prompt after vim", func(s []string) bool { return s[lastNonEmpty(s)] == prompt })
+	tm.Send("less " + file + "\r")
+	tm.WaitForText(10*time.Second, "word1")
+	tm.Send("     G")
+	tm.WaitForText(10*time.Second, "word300")
+	tm.Send("q")
+	tm.WaitFor(10*time.Second, "the prompt after less", func(s []string) bool { return s[lastNonEmpty(s)] == prompt })
+	tm.Send("echo done-$((2+3))\r")
+	tm.WaitForText(10*time.Second, "done-5")
+	time.Sleep(time.Second)
+	h := tm.History()
+	for _, l := range h {
+		if strings.HasPrefix(l, "word") || l == "new line in vim" || l == "~" {
+			t.Fatalf("a full-screen program's line %q reached the scrollback:\n%s", l, strings.Join(h, "\n"))
+		}
+	}
+	nums, _ := numbers(h)
+	if ok, why := isRun(nums, 1, 40); !ok {
+		t.Fatalf("scrollback: %s", why)
+	}
+}
+
+// TestE2EScrollbackResize: the window changes size while seq runs; the
+// lines still arrive in order, each once.
+func TestE2EScrollbackResize(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Send("for i in $(seq 1 3000); do echo $i; [ $i = 1000 ] && sleep 1; [ $i = 2000 ] && sleep 1; done\r")
+	tm.WaitForText(10*time.Second, "1000")
+	tm.Resize(100, 24)
+	tm.WaitForText(10*time.Second, "2000")
+	tm.Resize(70, 24)
+	seqDone(t, tm, 3000, 60*time.Second)
+	waitHistory(t, tm, 30*time.Second, 1, 3000, 0)
+}
+
+// TestE2EScrollbackStockPeers: against stock mosh-server, gosh connect
+// keeps Mosh's behaviour (the alternate screen: nothing in scrollback),
+// and stock mosh-client against gosh server too.
+func TestE2EScrollbackStockPeers(t *testing.T) {
+	t.Parallel()
+	e2etest.RequireCommands(t, "mosh-server", "mosh-client")
+	for _, tc := range []struct {
+		name   string
+		client func(*e2etest.Server) string
+		server func(*testing.T) *e2etest.Server
+	}{
+		{"gosh client, mosh-server", goshClient, startMoshServer},
+		{"mosh-client, gosh server", moshClient, func(t *testing.T) *e2etest.Server { return startGoshServer(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			server := tc.server(t)
+			tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(t.TempDir(), tc.client(server))...)
+			tm.WaitForText(10*time.Second, prompt)
+			tm.Send("seq 1 100\r")
+			seqDone(t, tm, 100, 10*time.Second)
+			if nums, _ := numbers(tm.History()); len(nums) > 24 {
+				t.Fatalf("%d numbers in the pane and its scrollback: the session left the alternate screen", len(nums))
+			}
+		})
+	}
+}
+
+// relayTarget is the server's UDP address on loopback.
+func relayTarget(s *e2etest.Server) netip.AddrPort {
+	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), s.Port)
+}

@@ -1,0 +1,136 @@
+package session_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/session"
+)
+
+// numbersSeen returns the numbers among lines (ignoring others) and
+// whether a skipped-lines marker was among them, how many times.
+func numbersSeen(lines []string) (nums []int, markers int) {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "[gosh: ") && strings.HasSuffix(l, " lines skipped]") {
+			markers++
+			continue
+		}
+		if n, err := strconv.Atoi(l); err == nil {
+			nums = append(nums, n)
+		}
+	}
+	return nums, markers
+}
+
+// wantRun checks that nums is exactly from..to.
+func wantRun(t *testing.T, nums []int, from, to int) {
+	t.Helper()
+	if len(nums) != to-from+1 {
+		t.Fatalf("%d numbers, want %d..%d (%d): first %v, last %v", len(nums), from, to, to-from+1, nums[:min(5, len(nums))], nums[max(0, len(nums)-5):])
+	}
+	for i, n := range nums {
+		if n != from+i {
+			t.Fatalf("position %d holds %d, want %d (around: %v)", i, n, from+i, nums[max(0, i-3):min(len(nums), i+3)])
+		}
+	}
+}
+
+// TestScrollbackSeq: seq's lines end up in the terminal's own scrollback,
+// in order, without duplicates or gaps, over a lossy link too; the
+// terminal left its alternate screen for it.
+func TestScrollbackSeq(t *testing.T) {
+	for _, loss := range []float64{0, 0.2} {
+		t.Run(fmt.Sprintf("loss%.0f", loss*100), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.quiet = true
+				rng := rand.New(rand.NewPCG(1, 2))
+				r.setDrop(func(netip.AddrPort, netip.AddrPort) bool { return rng.Float64() < loss })
+				r.start()
+				r.term.Type("seq 3000\r")
+				r.waitFor("the prompt after seq", 60*time.Second, func() bool {
+					s := r.term.Screen()
+					return strings.Contains(strings.Join(s, "\n"), "3000\ngosh$")
+				})
+				// The lines that left the screen go to the scrollback
+				// once their frames are acknowledged.
+				r.waitFor("the scrollback", 30*time.Second, func() bool {
+					nums, _ := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
+					return len(nums) >= 3000
+				})
+				nums, markers := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
+				if markers != 0 {
+					t.Errorf("%d skipped-lines markers", markers)
+				}
+				wantRun(t, nums, 1, 3000)
+			})
+		})
+	}
+}
+
+// TestScrollbackSmall: with a history smaller than the output, the lines
+// the server no longer had show up as one marker line, and the tail is
+// exact.
+func TestScrollbackSmall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.startServer(session.ServerConfig{Scrollback: 100})
+		r.startClient(session.ClientConfig{})
+		r.waitScreen(ready, 2*time.Second)
+		r.dropAll() // the client sees nothing while seq runs
+		r.term.Type("seq 5000\r")
+		time.Sleep(5 * time.Second)
+		r.restore()
+		r.waitFor("the prompt after seq", 30*time.Second, func() bool {
+			return strings.Contains(strings.Join(r.term.Screen(), "\n"), "5000\ngosh$")
+		})
+		time.Sleep(5 * time.Second)
+		all := append(r.term.Scrollback(), r.term.Screen()...)
+		marker := -1
+		for i, l := range all {
+			if strings.HasSuffix(l, " lines skipped]") {
+				if marker >= 0 {
+					t.Fatalf("a second marker:\n%s", strings.Join(all, "\n"))
+				}
+				marker = i
+			}
+		}
+		if marker < 0 {
+			t.Fatal("no marker")
+		}
+		// Before the marker: the lines in flight when the link went
+		// down. After it: the 100 lines of the history, then the 23
+		// lines on the screen above the prompt.
+		head, _ := numbersSeen(all[:marker])
+		tail, _ := numbersSeen(all[marker+1:])
+		wantRun(t, head, 1, len(head))
+		wantRun(t, tail, 5000-100-23+1, 5000)
+	})
+}
+
+// TestScrollbackDisabled: with the server's history off, nothing
+// reaches the scrollback but what frames scroll themselves (nothing:
+// KeepHistory), and the session works.
+func TestScrollbackDisabled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.startServer(session.ServerConfig{Scrollback: -1})
+		r.startClient(session.ClientConfig{})
+		r.waitScreen(ready, 2*time.Second)
+		r.term.Type("seq 200\r")
+		r.waitFor("the prompt after seq", 30*time.Second, func() bool {
+			return strings.Contains(strings.Join(r.term.Screen(), "\n"), "200\ngosh$")
+		})
+		if sb := r.term.Scrollback(); len(sb) != 0 {
+			t.Fatalf("%d lines in the scrollback with the history off", len(sb))
+		}
+	})
+}

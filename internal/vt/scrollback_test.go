@@ -1,0 +1,207 @@
+package vt_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+func historyTexts(h *vt.History) []string { return h.Texts() }
+
+// TestHistoryRecords: line feeds and SU at the bottom of a region whose
+// top is the screen's top record the rows leaving it, in order, with
+// their renditions; the alternate screen, DL and a region below the top
+// record nothing; the oldest lines go first when the bound is reached.
+func TestHistoryRecords(t *testing.T) {
+	c := vt.NewComplete(10, 3)
+	c.EnableHistory(4)
+	c.Feed([]byte("a\r\nb\r\nc\r\nd\r\n"), nil) // a and b scroll off
+	c.Feed([]byte("\x1b[31mred\x1b[0m\r\n"), nil)
+	c.Feed([]byte("\x1b[?1049h1\r\n2\r\n3\r\n4\r\n\x1b[?1049l"), nil) // alternate screen
+	c.Feed([]byte("\x1b[H\x1b[M"), nil)                               // DL at the top
+	c.Feed([]byte("\x1b[2;3r\x1b[3Hx\r\ny\r\n\x1b[r"), nil)           // region below the top
+	h := c.History()
+	if got, want := strings.Join(historyTexts(h), ","), "a,b,c"; got != want {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	c.Feed([]byte("\x1b[H\x1b[2S"), nil) // SU 2 from a region at the top
+	c.Feed([]byte("\x1b[3H\r\n\r\n\r\n"), nil)
+	if got := h.Total(); got != 8 {
+		t.Fatalf("total %d, want 8", got)
+	}
+	if h.First() != 4 {
+		t.Fatalf("first %d, want 4 (bounded to 4 lines)", h.First())
+	}
+	l, _ := h.Line(3 + 1)
+	_ = l
+	// The red line kept its colour.
+	c2 := vt.NewComplete(10, 2)
+	c2.EnableHistory(10)
+	c2.Feed([]byte("\x1b[31mred\x1b[0m\r\n\r\n"), nil)
+	rl, ok := c2.History().Line(0)
+	if !ok || !strings.Contains(string(rl.Text), "31") || rl.Row(10).Text() != "red" {
+		t.Fatalf("line %q %v", rl.Text, ok)
+	}
+	if fg := rl.Row(10).Cell(0).Rend.FG; fg != vt.PaletteColor(1) {
+		t.Fatalf("colour %v, want red", fg)
+	}
+	// Clones do not record.
+	cl := c2.Clone()
+	cl.Feed([]byte("\r\n\r\n\r\n"), nil)
+	if c2.History().Total() != 1 || cl.History() != nil {
+		t.Fatal("a clone recorded into the history")
+	}
+}
+
+// TestScrollDiffIdempotent: the log travels in diffs, from any older base,
+// applied twice or in a chain, and a gap is malformed.
+func TestScrollDiffIdempotent(t *testing.T) {
+	srv := vt.NewComplete(10, 3)
+	base := srv.Clone()
+	for i := range 5 {
+		srv.PushScroll(vt.ScrollLine{Line: uint64(i + 10), Text: fmt.Appendf(nil, "line %d", i), Width: 10, Wrapped: i == 2})
+	}
+	mid := srv.Clone()
+	srv.PushScroll(vt.ScrollLine{Line: 20, Text: []byte("last"), Width: 10})
+
+	cli := vt.NewComplete(10, 3)
+	d := srv.Diff(base)
+	for range 2 {
+		if err := cli.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cli.Apply(srv.Diff(mid)); err != nil {
+		t.Fatal(err)
+	}
+	if cli.ScrollTotal() != 6 || !cli.Equal(srv) {
+		t.Fatalf("client total %d", cli.ScrollTotal())
+	}
+	got := cli.ScrollSince(0)
+	if got[2].Line != 12 || !got[2].Wrapped || got[5].Line != 20 || string(got[5].Text) != "last" {
+		t.Fatalf("lines %+v", got)
+	}
+	cli.TrimScroll(4)
+	if n := len(cli.ScrollSince(0)); n != 2 || cli.ScrollTotal() != 6 {
+		t.Fatalf("after trim: %d held, total %d", n, cli.ScrollTotal())
+	}
+	// From a base the client does not have: a gap.
+	fresh := vt.NewComplete(10, 3)
+	if err := fresh.Apply(srv.Diff(mid)); err == nil {
+		t.Fatal("a diff with a gap was accepted")
+	}
+	// Subtract drops the acknowledged prefix on the sender.
+	srv.Subtract(mid)
+	if srv.ScrollBytes() != len("last") {
+		t.Fatalf("in flight %d", srv.ScrollBytes())
+	}
+	// A new line makes states unequal and is not deferrable.
+	a := srv.Clone()
+	srv.PushScroll(vt.ScrollLine{Line: 21, Width: 10})
+	if srv.Equal(a) || srv.Deferrable(a) {
+		t.Fatal("a new line is no change")
+	}
+}
+
+// TestScrollBacklog: a hostile server cannot make a client hold more than
+// the limits.
+func TestScrollBacklog(t *testing.T) {
+	srv, cli := vt.NewComplete(10, 3), vt.NewComplete(10, 3)
+	big := vt.ScrollLine{Text: make([]byte, vt.MaxScrollLine+1), Width: 10}
+	srv.PushScroll(big)
+	if err := cli.Apply(srv.Diff(vt.NewComplete(10, 3))); err == nil {
+		t.Fatal("an oversized line was accepted")
+	}
+	srv = vt.NewComplete(10, 3)
+	for i := 0; i*vt.MaxScrollLine <= vt.MaxScrollBacklog; i++ {
+		srv.PushScroll(vt.ScrollLine{Line: uint64(i), Text: make([]byte, vt.MaxScrollLine), Width: 10})
+	}
+	if err := cli.Apply(srv.Diff(vt.NewComplete(10, 3))); err == nil {
+		t.Fatal("a backlog beyond the limit was accepted")
+	}
+}
+
+// TestPushLines drives an emulator with a history as the user's terminal:
+// the lines PushLines moves end up in its history in order, the screen
+// it reports is what the terminal shows, and frames drawn with
+// KeepHistory never add to the history, even when they scroll or clear.
+func TestPushLines(t *testing.T) {
+	const w, h = 12, 4
+	caps := vt.XtermDisplayCaps()
+	caps.KeepHistory = true
+	d := vt.NewDisplay(caps)
+	term := vt.NewComplete(w, h)
+	term.EnableHistory(1000)
+
+	// A first screen, drawn from nothing.
+	screen := vt.NewComplete(w, h)
+	screen.Feed([]byte("s1\r\ns2\r\ns3\r\ns4"), nil)
+	out := d.NewFrame(nil, false, nil, screen.Framebuffer())
+	term.Feed(out, nil)
+	shown := screen.Framebuffer().Clone()
+
+	var lines []vt.ScrollLine
+	for i := range 7 { // more than a screenful
+		lines = append(lines, vt.ScrollLine{Line: uint64(i), Text: fmt.Appendf(nil, "\x1b[1mL%d", i), Width: 20})
+	}
+	lines[3].Text = []byte("0123456789ab") // fills the row: it wraps onto L4
+	lines[3].Wrapped = true
+	out, after := d.PushLines(nil, shown, w, h, lines)
+	term.Feed(out, nil)
+	got := historyTexts(term.History())
+	want := []string{"L0", "L1", "L2", "0123456789ab", "L4", "L5", "L6"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("history %q, want %q", got, want)
+	}
+	if l, _ := term.History().Line(3); !l.Wrapped {
+		t.Error("the wrapped line lost its flag")
+	}
+	if !after.Equal(term.Framebuffer()) {
+		t.Fatalf("PushLines says the terminal shows\n%s\nit shows\n%s", dump(after), dump(term.Framebuffer()))
+	}
+
+	// The next frames scroll by three rows and clear the screen (a
+	// resize): nothing more enters the history.
+	screen.Feed([]byte("\r\nn1\r\nn2\r\nn3"), nil)
+	term.Feed(d.NewFrame(nil, true, after, screen.Framebuffer()), nil)
+	next := screen.Clone()
+	next.Feed([]byte("\r\nn4"), nil)
+	term.Feed(d.NewFrame(nil, true, screen.Framebuffer(), next.Framebuffer()), nil)
+	next.Resize(w-2, h)
+	term.Feed(d.NewFrame(nil, false, nil, next.Framebuffer()), nil)
+	if n := term.History().Total(); n != 7 {
+		t.Fatalf("frames added %d lines to the history", n-7)
+	}
+	for y := range h {
+		if g, e := term.Framebuffer().Row(y).Text(), next.Framebuffer().Row(y).Text(); g != e {
+			t.Fatalf("row %d shows %q, want %q", y, g, e)
+		}
+	}
+}
+
+// TestPushLinesShownAlready: lines the terminal already shows at the top
+// cost no redrawing, only the line feeds.
+func TestPushLinesShownAlready(t *testing.T) {
+	caps := vt.XtermDisplayCaps()
+	caps.KeepHistory = true
+	d := vt.NewDisplay(caps)
+	screen := vt.NewComplete(10, 3)
+	screen.Feed([]byte("one\r\ntwo\r\nthree"), nil)
+	shown := screen.Framebuffer().Clone()
+	out, _ := d.PushLines(nil, shown, 10, 3, []vt.ScrollLine{{Text: []byte("one"), Width: 10}, {Line: 1, Text: []byte("two"), Width: 10}})
+	if strings.Contains(string(out), "one") || strings.Contains(string(out), "two") {
+		t.Fatalf("redrew rows the terminal shows: %q", out)
+	}
+}
+
+func dump(fb *vt.Framebuffer) string {
+	var b strings.Builder
+	for y := range fb.Height() {
+		fmt.Fprintf(&b, "%q\n", fb.Row(y).Text())
+	}
+	x, y := fb.Cursor()
+	fmt.Fprintf(&b, "cursor %d,%d", x, y)
+	return b.String()
+}
