@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -59,7 +61,7 @@ func waitHistory(t *testing.T, tm *e2etest.Tmux, timeout time.Duration, from, to
 }
 
 // seqDone waits for the prompt after "seq 1 n".
-func seqDone(t *testing.T, tm *e2etest.Tmux, n int, timeout time.Duration) {
+func seqDone(t testing.TB, tm *e2etest.Tmux, n int, timeout time.Duration) {
 	t.Helper()
 	tm.WaitFor(timeout, "the prompt after seq", func(s []string) bool {
 		i := lastNonEmpty(s)

@@ -36,8 +36,10 @@ type Relay struct {
 	rwg    sync.WaitGroup // socket readers
 	dwg    sync.WaitGroup // delayers
 
-	// Counters, for the test's report.
+	// Counters, for the test's report: datagrams, and the UDP payload
+	// bytes forwarded each way.
 	Forwarded, Dropped atomic.Int64
+	BytesUp, BytesDown atomic.Int64
 }
 
 type packet struct {
@@ -194,6 +196,7 @@ func (r *Relay) sendUp(b []byte) {
 	r.mu.Unlock()
 	if _, err := back.WriteToUDPAddrPort(b, r.server); err == nil {
 		r.Forwarded.Add(1)
+		r.BytesUp.Add(int64(len(b)))
 	} else if !errors.Is(err, net.ErrClosed) {
 		r.Dropped.Add(1)
 	}
@@ -208,5 +211,6 @@ func (r *Relay) sendDown(b []byte) {
 	}
 	if _, err := r.front.WriteToUDPAddrPort(b, client); err == nil {
 		r.Forwarded.Add(1)
+		r.BytesDown.Add(int64(len(b)))
 	}
 }
