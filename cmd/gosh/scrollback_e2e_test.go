@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,9 +96,14 @@ func TestE2EScrollbackSmall(t *testing.T) {
 	relay := e2etest.NewRelay(t, relayTarget(server))
 	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(t.TempDir(), goshClientVia(server, relay))...)
 	tm.WaitForText(10*time.Second, prompt)
+	// The command reaches the shell, then the link goes down for all
+	// of seq's output.
+	tm.Send("echo go-$((1+2)); sleep 2; seq 1 5000\r")
+	tm.WaitFor(10*time.Second, "the command's first output", func(s []string) bool {
+		return slices.Contains(s, "go-3")
+	})
 	relay.SetDrop(true)
-	tm.Send("seq 1 5000\r")
-	time.Sleep(2 * time.Second)
+	time.Sleep(7 * time.Second)
 	relay.SetDrop(false)
 	seqDone(t, tm, 5000, 30*time.Second)
 	// 23 rows show 4978..5000 (the prompt is the 24th), the 200 lines
