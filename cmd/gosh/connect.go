@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/ssp"
@@ -80,6 +81,9 @@ type ConnectOptions struct {
 	ForwardAgent bool
 	// Forwards are the -L and -D options.
 	Forwards []forwardSpec
+	// Attach is the id of a running session to take over instead of
+	// starting one (--attach; gosh sessions lists them).
+	Attach string
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -147,6 +151,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.StringArrayVarP(&localFwd, "local-forward", "L", nil, "forward [bind_address:]port on this machine to host:hostport as seen from the server, as ssh -L (needs a gosh server)")
 	f.StringArrayVarP(&remoteFwd, "remote-forward", "R", nil, "have the server listen on [bind_address:]port (its loopback address by default) and forward to host:hostport as seen from here, as ssh -R (needs a gosh server)")
 	f.StringArrayVarP(&dynamicFwd, "dynamic-forward", "D", nil, "a SOCKS5 proxy on [bind_address:]port whose connections leave from the server, as ssh -D (needs a gosh server)")
+	f.StringVar(&o.Attach, "attach", "", "take over the running session `ID` on the host (see gosh sessions) instead of starting one; its previous client exits")
 	f.Var(&o.Transport, "transport", "how datagrams reach the server: auto (UDP; over the SSH connection while nothing comes back over UDP), udp (never over SSH) or tcp (always over SSH); SSH needs gosh on the remote and the built-in client (not --ssh)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
 	f.StringVar(&o.RemoteBinary, "remote-binary", "", "gosh binary to upload to the remote (for another OS or architecture)")
@@ -215,10 +220,30 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	if o.ConnectTimeout < 0 {
 		return usagef("%s: negative --connect-timeout", name)
 	}
+	if err := o.checkAttach(cmd); err != nil {
+		return err
+	}
 	if o.Transport == session.TransportTCP && (o.Local || o.Direct || o.SSH != "") {
 		return usagef("%s: --transport=tcp needs the built-in SSH client: not with --local, --direct or --ssh", name)
 	}
 	return nil
+}
+
+// checkAttach checks --attach: a session id, over SSH, of a gosh server,
+// and no command (the session runs its own).
+func (o *ConnectOptions) checkAttach(cmd *cobra.Command) error {
+	name := cmd.CommandPath()
+	switch {
+	case o.Attach == "":
+		return nil
+	case o.Local || o.Direct:
+		return usagef("%s: --attach takes a session over on a host: not with --local or --direct", name)
+	case len(o.Command) > 0:
+		return usagef("%s: --attach takes a running session over: no command", name)
+	case strings.Contains(o.Server, "mosh-server"):
+		return usagef("%s: --attach needs a gosh server on the remote, not %s", name, o.Server)
+	}
+	return checkSessionID(cmd, o.Attach)
 }
 
 // forwards parses the -L and -D options.

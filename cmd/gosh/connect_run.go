@@ -114,8 +114,19 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		Forwards:       forwards,
 		RemoteForwards: remoteForwards(o.Forwards),
 		DialTCP:        dialTCP,
+		Epoch:          attachEpoch(o),
 		Logf:           logf,
 	})
+}
+
+// attachEpoch is the client's epoch: 1 for a client taking a session
+// over (--attach), which starts from the initial states the server
+// restarted from (docs/protocol.md section 12.4), else 0.
+func attachEpoch(o *ConnectOptions) uint64 {
+	if o.Attach != "" {
+		return 1
+	}
+	return 0
 }
 
 // directTarget is --direct HOST PORT with the key in MOSH_KEY, which is
@@ -176,6 +187,7 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 			Verbose: max(o.Verbose-1, 0),
 			Command: o.Command,
 			Pacing:  serverPacing(o),
+			Attach:  o.Attach,
 		},
 		SSHCommand:     o.SSH,
 		NoSSHPTY:       o.NoSSHPTY,

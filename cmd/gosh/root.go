@@ -127,6 +127,7 @@ and mosh-client works against gosh server.`,
 		newConnectCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
 		newClientCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
 		newServerCmd(func(o *ServerOptions) error { return runServer(o.ctx, o) }),
+		newSessionsCmd(func(o *SessionsOptions) error { return runSessions(o.ctx, o) }),
 		newBenchCmd(func(o *BenchOptions) error { return runBench(o) }),
 		newVersionCmd(stdout),
 	)

@@ -44,6 +44,7 @@ UDP is blocked.`,
 	}
 	server.AddCommand(newServerNewCmd(runF), newServerInstallCmd(), newServerDaemonCmd(),
 		newServerRelayCmd(func(o *RelayOptions) error { return runRelay(o.ctx, o) }))
+	server.AddCommand(newServerListCmd(), newServerAttachCmd(), newServerKillCmd())
 	return server
 }
 

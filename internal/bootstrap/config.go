@@ -109,6 +109,11 @@ type ServerArgs struct {
 	// Pacing, unless gosh's (the zero value, a gosh server's default), is
 	// passed as --pacing: only a gosh server takes it.
 	Pacing ssp.Pacing
+	// Attach, when set, takes the running session of this id over
+	// instead of starting one: the remote command is "gosh server attach
+	// ID" (a gosh server only), which prints the same MOSH CONNECT line,
+	// and the other options are not passed.
+	Attach string
 }
 
 // Result is what the session client needs: where to send UDP and the key.

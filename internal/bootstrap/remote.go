@@ -32,8 +32,12 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// serverArgv returns the options after "new" (docs/protocol.md 1.1 and 1.7).
+// serverArgv returns the options after "new" (docs/protocol.md 1.1 and
+// 1.7), or "attach ID" for a.Attach.
 func serverArgv(a ServerArgs) []string {
+	if a.Attach != "" {
+		return []string{"attach", a.Attach}
+	}
 	argv := []string{"new"}
 	if a.Colors != 0 {
 		argv = append(argv, "-c", strconv.Itoa(a.Colors))

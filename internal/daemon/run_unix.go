@@ -52,6 +52,13 @@ func Run(ctx context.Context) error {
 		report(status{Error: err.Error()})
 		return err
 	}
+	facts := Session{PID: os.Getpid(), Command: commandName(&cfg), Port: sc.Conn.LocalAddr().Port(), Started: time.Now()}
+	if ctl, err := listenControl(facts, logf); err != nil {
+		logf("%v (gosh sessions will not list this session)", err)
+	} else {
+		defer ctl.Close()
+		sc.Control = ctl.Requests()
+	}
 	report(status{Port: sc.Conn.LocalAddr().Port(), Key: sc.Key.Base64()})
 	sigs, stop := serverSignals()
 	defer stop()

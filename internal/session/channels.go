@@ -525,6 +525,15 @@ func (cs *channels) forget(ch *channel) {
 	delete(cs.byID, ch.id)
 }
 
+// reset forgets every channel, closing its connection or listener: a new
+// client took the session over, or resumed it, and both logs start again
+// (the listeners of listenService stay).
+func (cs *channels) reset() {
+	for _, ch := range cs.byID {
+		cs.forget(ch)
+	}
+}
+
 // close ends every channel's goroutines and connections (the session is
 // over).
 func (cs *channels) close() {

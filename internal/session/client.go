@@ -81,6 +81,20 @@ type ClientConfig struct {
 	RemoteForwards []RemoteForward
 	// DialTCP connects to a TCP "host:port" for RemoteForwards.
 	DialTCP func(hostPort string) (io.ReadWriteCloser, error)
+	// Epoch, above 0, resumes a session or takes it over (a gosh server
+	// only; docs/protocol.md section 12.4): both directions start again
+	// from the canonical initial states, so the server sends the whole
+	// screen. FirstSeq and ReserveSeq are the transport's (ssp.Config): a
+	// client that resumes under the same key continues above every
+	// sequence number it may have used. ResumeFrom is the first
+	// scrollback line the terminal lacks (ScrollPushed's last report).
+	Epoch      uint64
+	FirstSeq   uint64
+	ReserveSeq func(next uint64) (limit uint64, err error)
+	ResumeFrom uint64
+	// ScrollPushed, if not nil, is told after lines went into the
+	// terminal's scrollback: the first history line it now lacks.
+	ScrollPushed func(next uint64)
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -105,6 +119,7 @@ type Predictor interface {
 
 // Errors RunClient returns for sessions that did not end cleanly.
 var (
+	ErrTakenOver    = errors.New("session: taken over")
 	ErrNoConnection = errors.New("session: no reply from the server")
 	ErrUnclean      = errors.New("session: the session did not shut down cleanly; the server may still be running")
 )
@@ -205,13 +220,22 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.cols, c.rows = c.term.Size()
 
 	var err error
+	remote := vt.NewComplete(c.cols, c.rows)
+	if cfg.Epoch > 0 {
+		_, remote = epochStatesClient()
+	}
+	c.histNext = cfg.ResumeFrom
 	c.tr, err = ssp.NewTransport(ssp.Config{
-		Key:       cfg.Key,
-		Remote:    cfg.Server,
-		LocalCaps: uint64(goshCaps) | capChannels | capScrollback,
-		Pacing:    cfg.Pacing,
-		Logf:      logf,
-	}, vt.NewUserStream(), vt.NewComplete(c.cols, c.rows), c.start)
+		Key:        cfg.Key,
+		Remote:     cfg.Server,
+		LocalCaps:  uint64(goshCaps) | capChannels | capScrollback,
+		Pacing:     cfg.Pacing,
+		Logf:       logf,
+		Epoch:      cfg.Epoch,
+		ResumeFrom: cfg.ResumeFrom,
+		FirstSeq:   cfg.FirstSeq,
+		ReserveSeq: cfg.ReserveSeq,
+	}, vt.NewUserStream(), remote, c.start)
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +417,9 @@ func (c *client) signal(now time.Time, s Signal) {
 
 // checkEnd decides whether the session is over, and how.
 func (c *client) checkEnd(now time.Time) (bool, error) {
+	if n := c.tr.PeerNotice(); n != "" {
+		return true, fmt.Errorf("%w: %s", ErrTakenOver, n)
+	}
 	switch {
 	case c.tr.ShutdownInProgress() && c.tr.ShutdownAcknowledged():
 		return true, nil

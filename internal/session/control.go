@@ -6,6 +6,8 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/vt"
 )
 
 // ControlOp is what a [ControlRequest] asks of a running server.
@@ -68,10 +70,6 @@ type SessionInfo struct {
 // apart) may be lost.
 const AttachedWithin = 10 * time.Second
 
-// ErrAttachUnsupported is the answer to ControlAttach while a session
-// cannot be handed over.
-var ErrAttachUnsupported = errors.New("session: this server cannot hand its session over")
-
 // control answers a request from the control socket; it reports whether
 // the session must end at once (as signal does).
 func (s *server) control(req ControlRequest, now time.Time) (exitNow bool) {
@@ -82,7 +80,7 @@ func (s *server) control(req ControlRequest, now time.Time) (exitNow bool) {
 		s.logf("Ended by gosh sessions --kill.")
 		exitNow = s.startShutdown(now)
 	case ControlAttach:
-		reply.Err = ErrAttachUnsupported
+		reply.Key, reply.Err = s.attach(req.From, now)
 	default:
 		reply.Err = errors.New("session: unknown control request")
 	}
@@ -100,4 +98,75 @@ func (s *server) info(now time.Time) SessionInfo {
 	in.Client, _ = s.tr.RemoteAddr() // the last one, also when detached
 	in.Attached = !in.LastContact.IsZero() && now.Sub(in.LastContact) < AttachedWithin
 	return in
+}
+
+// takenOverLinger is how long a server keeps the transport of a client
+// whose session was taken over, to tell it so: the notice goes at once,
+// and again with each of the heartbeats in this time.
+const takenOverLinger = 10 * time.Second
+
+// epochStates are the canonical initial states of an epoch above 0
+// (docs/protocol.md section 12.4): a blank 80×24 screen with empty logs
+// and an empty input stream. A client that resumes or takes over a
+// session starts from them too, whatever its size: its first event is
+// its size, and the server's first diff carries the whole screen.
+func epochStates() (*vt.Complete, *vt.UserStream) {
+	return vt.NewComplete(80, 24), vt.NewUserStream()
+}
+
+// epochStatesClient are epochStates as a client holds them: its
+// initial user stream, and the server's initial screen.
+func epochStatesClient() (*vt.UserStream, *vt.Complete) {
+	remote, local := epochStates()
+	return local, remote
+}
+
+// attach hands the session over to a new client: a new key, a new
+// transport from the canonical initial states (the client starts in
+// epoch 1), and the previous client's transport kept a while, frozen,
+// to tell it who took the session.
+func (s *server) attach(from string, now time.Time) (gcrypto.Key, error) {
+	key, err := gcrypto.NewKey(nil)
+	if err != nil {
+		return gcrypto.Key{}, err
+	}
+	tr, err := ssp.NewTransport(s.transportConfig(key), s.term, vt.NewUserStream(), now)
+	if err != nil {
+		return gcrypto.Key{}, err
+	}
+	tr.SetEpochStates(epochStates)
+	tr.Restart(now)
+	old := s.tr
+	old.Freeze()
+	old.SetNotice(now, "session taken over from "+from)
+	s.oldTr, s.oldUntil = old, now.Add(takenOverLinger)
+	s.tr, s.attachedAt = tr, now
+	s.logf("Session taken over from %s.", from)
+	s.newClient(now)
+	return key, nil
+}
+
+// newClient forgets what the session knew of its client when a new one
+// starts (a takeover, or a client that resumed in a new epoch): the input
+// events, the echo ack, the channels and the scrollback log start again,
+// and the scrollback resumes where the client says its terminal is.
+func (s *server) newClient(now time.Time) {
+	s.epoch = s.tr.Epoch()
+	s.input, s.remoteNum = vt.NewUserStream(), 0
+	s.echo = echoAcker{}
+	s.term.SetEchoAck(0)
+	s.chans.reset()
+	s.term.ResetChannels()
+	s.term.ResetScroll()
+	s.histPos = s.tr.ResumeFrom()
+	s.attachedAt = now
+}
+
+// lastHeard is when the client was last heard from, or the session taken
+// over if later (a new transport has heard nothing yet).
+func (s *server) lastHeard() time.Time {
+	if t := s.tr.LastHeard(); t.After(s.attachedAt) {
+		return t
+	}
+	return s.attachedAt
 }

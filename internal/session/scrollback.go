@@ -68,6 +68,9 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 	}
 	c.scrollPos = remote.ScrollTotal()
 	remote.TrimScroll(c.scrollPos)
+	if len(out) > 0 && c.cfg.ScrollPushed != nil {
+		c.cfg.ScrollPushed(c.histNext)
+	}
 	return out
 }
 

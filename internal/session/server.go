@@ -106,17 +106,12 @@ func newServer(cfg ServerConfig) (*server, error) {
 		term.EnableHistory(cfg.Scrollback)
 	}
 	// (MOTD lines that scrolled are in the history: the client gets them.)
-	tr, err := ssp.NewTransport(ssp.Config{
-		Key:         cfg.Key,
-		Server:      true,
-		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
-		LocalCaps:   uint64(goshCaps) | capChannels | capScrollback,
-		Pacing:      cfg.Pacing,
-		Logf:        logf,
-	}, term, vt.NewUserStream(), now)
+	tcfg := serverTransport(cfg, cfg.Key, logf)
+	tr, err := ssp.NewTransport(tcfg, term, vt.NewUserStream(), now)
 	if err != nil {
 		return nil, err
 	}
+	tr.SetEpochStates(epochStates)
 	// The client opens TCP channels (-L, -D): the server dials them.
 	dial := func(service string) (func() (io.ReadWriteCloser, error), bool) {
 		addr, ok := strings.CutPrefix(service, "tcp:")
@@ -145,6 +140,23 @@ func newServer(cfg ServerConfig) (*server, error) {
 		h.OnRecord(s.pushScrollback)
 	}
 	return s, nil
+}
+
+// serverTransport is the transport configuration of a server with key.
+func serverTransport(cfg ServerConfig, key gcrypto.Key, logf func(string, ...any)) ssp.Config {
+	return ssp.Config{
+		Key:         key,
+		Server:      true,
+		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
+		LocalCaps:   uint64(goshCaps) | capChannels | capScrollback,
+		Pacing:      cfg.Pacing,
+		Logf:        logf,
+	}
+}
+
+// transportConfig is s's transport configuration with another key.
+func (s *server) transportConfig(key gcrypto.Key) ssp.Config {
+	return serverTransport(s.cfg, key, s.logf)
 }
 
 // ClampSize keeps a requested terminal size within what the emulator
@@ -180,6 +192,12 @@ type server struct {
 	input     *vt.UserStream // the client's events taken so far (holds none)
 	listening bool           // the agent socket is served
 	histPos   uint64         // the next history line to put into the state
+	epoch     uint64         // the client's epoch (control.go)
+	// A session taken over keeps the previous client's transport a while
+	// to tell it so (control.go).
+	oldTr      *ssp.Transport[*vt.Complete, *vt.UserStream]
+	oldUntil   time.Time
+	attachedAt time.Time // when the session was last taken over
 
 	// Inputs to run:
 	conn      *ssp.Conn
@@ -291,15 +309,23 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	case !s.connected && now.Sub(s.start) >= noClientTimeout:
 		s.logf("No connection within %d seconds.", int(noClientTimeout/time.Second))
 		return true, nil
-	case s.connected && s.cfg.NetworkTimeout > 0 && now.Sub(s.tr.LastHeard()) >= s.cfg.NetworkTimeout:
-		s.logf("Network idle for %d seconds.", int(now.Sub(s.tr.LastHeard())/time.Second))
+	case s.connected && s.cfg.NetworkTimeout > 0 && now.Sub(s.lastHeard()) >= s.cfg.NetworkTimeout:
+		s.logf("Network idle for %d seconds.", int(now.Sub(s.lastHeard())/time.Second))
 		return true, nil
 	}
 	return false, nil
 }
 
-// send writes what the transport has to send now.
+// send writes what the transport has to send now (and what the previous
+// client's transport, after a takeover, has to tell it).
 func (s *server) send(now time.Time) error {
+	if s.oldTr != nil {
+		if now.After(s.oldUntil) {
+			s.oldTr = nil
+		} else if _, err := flush(s.oldTr, s.conn, now); err != nil {
+			s.oldTr = nil
+		}
+	}
 	writeErr, err := flush(s.tr, s.conn, now)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -314,11 +340,15 @@ func (s *server) send(now time.Time) error {
 func (s *server) deadline(now time.Time) wake {
 	var w wake
 	w.add(s.tr.NextDeadline())
+	if s.oldTr != nil {
+		w.add(s.oldTr.NextDeadline())
+		w.add(s.oldUntil)
+	}
 	w.add(s.echo.NextDeadline())
 	if !s.connected {
 		w.add(s.start.Add(noClientTimeout))
 	} else if s.cfg.NetworkTimeout > 0 {
-		w.add(s.tr.LastHeard().Add(s.cfg.NetworkTimeout))
+		w.add(s.lastHeard().Add(s.cfg.NetworkTimeout))
 	}
 	if s.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax)) // to notice ShutdownAckTimedOut
@@ -329,8 +359,16 @@ func (s *server) deadline(now time.Time) wake {
 // receive hands a datagram to the transport and acts on new client input.
 func (s *server) receive(d ssp.Datagram) {
 	if err := s.tr.Receive(d.At, d.Data, d.From); err != nil {
+		var de *ssp.DropError
+		if s.oldTr != nil && errors.As(err, &de) && de.Reason == ssp.DropAuth {
+			_ = s.oldTr.Receive(d.At, d.Data, d.From) // the previous client: it gets the notice
+			return
+		}
 		s.logf("dropped datagram from %v: %v", d.From, err)
 		return
+	}
+	if s.tr.Epoch() != s.epoch {
+		s.newClient(d.At)
 	}
 	s.chans.flushAll() // acks may have made room
 	if n := s.tr.RemoteNum(); n != s.remoteNum && n != ssp.ShutdownNum {
@@ -456,7 +494,7 @@ func (s *server) signal(sig Signal, now time.Time) (exitNow bool) {
 	switch sig {
 	case SignalEndIfIdle:
 		if s.cfg.SignalTimeout > 0 {
-			idle := now.Sub(s.tr.LastHeard())
+			idle := now.Sub(s.lastHeard())
 			if s.connected && idle < s.cfg.SignalTimeout {
 				return false
 			}

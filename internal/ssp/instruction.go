@@ -18,6 +18,9 @@ const (
 	fieldDiff            protowire.Number = 6
 	fieldChaff           protowire.Number = 7
 	fieldGoshCaps        protowire.Number = 8
+	fieldGoshEpoch       protowire.Number = 9
+	fieldGoshResumeFrom  protowire.Number = 10
+	fieldGoshNotice      protowire.Number = 11
 )
 
 var errInstruction = errors.New("ssp: malformed instruction")
@@ -39,6 +42,17 @@ type Instruction struct {
 	Diff            []byte // encoded state diff; empty for an ack or heartbeat
 	Chaff           []byte // 0 to MaxChaff random bytes, ignored
 	GoshCaps        uint64 // gosh's capability bits (field 8); 0 = absent
+	// GoshEpoch is the sender's epoch (field 9; 0 = absent): a client
+	// that resumes a session, or takes it over, starts a new epoch, in
+	// which both sides' state numbers start again from initial states
+	// (docs/protocol.md section 12.4).
+	GoshEpoch uint64
+	// GoshResumeFrom (field 10; 0 = absent) is, from a client in an
+	// epoch above 0, the first scrollback history line it lacks.
+	GoshResumeFrom uint64
+	// GoshNotice (field 11; empty = absent) is, from a server, why it no
+	// longer serves this client ("session taken over from ADDR").
+	GoshNotice []byte
 }
 
 // AppendBinary appends the protobuf encoding of in to b. It never fails; the
@@ -55,6 +69,16 @@ func (in *Instruction) AppendBinary(b []byte) ([]byte, error) {
 	b = protowire.AppendBytes(b, in.Chaff)
 	if in.GoshCaps != 0 {
 		b = appendVarintField(b, fieldGoshCaps, in.GoshCaps)
+	}
+	if in.GoshEpoch != 0 {
+		b = appendVarintField(b, fieldGoshEpoch, in.GoshEpoch)
+	}
+	if in.GoshResumeFrom != 0 {
+		b = appendVarintField(b, fieldGoshResumeFrom, in.GoshResumeFrom)
+	}
+	if len(in.GoshNotice) > 0 {
+		b = protowire.AppendTag(b, fieldGoshNotice, protowire.BytesType)
+		b = protowire.AppendBytes(b, in.GoshNotice)
 	}
 	return b, nil
 }
@@ -88,10 +112,16 @@ func ParseInstruction(b []byte) (Instruction, error) {
 // of b into in, or skips it, and returns its length (negative on error).
 func (in *Instruction) consumeField(num protowire.Number, typ protowire.Type, b []byte) int {
 	switch {
-	case typ == protowire.VarintType && (num <= fieldThrowawayNum || num == fieldGoshCaps):
+	case typ == protowire.VarintType && (num <= fieldThrowawayNum || (num >= fieldGoshCaps && num <= fieldGoshResumeFrom)):
 		v, n := protowire.ConsumeVarint(b)
 		if n >= 0 {
 			in.setVarint(num, v)
+		}
+		return n
+	case typ == protowire.BytesType && num == fieldGoshNotice:
+		v, n := protowire.ConsumeBytes(b)
+		if n >= 0 {
+			in.GoshNotice = v
 		}
 		return n
 	case typ == protowire.BytesType && (num == fieldDiff || num == fieldChaff):
@@ -130,6 +160,10 @@ func (in *Instruction) setVarint(num protowire.Number, v uint64) {
 		in.ThrowawayNum = v
 	case fieldGoshCaps:
 		in.GoshCaps = v
+	case fieldGoshEpoch:
+		in.GoshEpoch = v
+	case fieldGoshResumeFrom:
+		in.GoshResumeFrom = v
 	}
 }
 
@@ -139,5 +173,7 @@ func (in *Instruction) sameHeader(other *Instruction) bool {
 	return in.ProtocolVersion == other.ProtocolVersion &&
 		in.OldNum == other.OldNum && in.NewNum == other.NewNum &&
 		in.AckNum == other.AckNum && in.ThrowawayNum == other.ThrowawayNum &&
-		in.GoshCaps == other.GoshCaps && bytes.Equal(in.Chaff, other.Chaff)
+		in.GoshCaps == other.GoshCaps && bytes.Equal(in.Chaff, other.Chaff) &&
+		in.GoshEpoch == other.GoshEpoch && in.GoshResumeFrom == other.GoshResumeFrom &&
+		bytes.Equal(in.GoshNotice, other.GoshNotice)
 }

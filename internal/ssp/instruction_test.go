@@ -74,8 +74,9 @@ func TestParseInstructionProtobufSemantics(t *testing.T) {
 		{"empty message", "", Instruction{}},
 		{"fields out of order", "1805" + "0802", Instruction{ProtocolVersion: 2, NewNum: 5}},
 		{"last value wins", "1801" + "1802" + "3201aa" + "3201bb", Instruction{NewNum: 2, Diff: []byte{0xbb}}},
-		{"unknown varint skipped", "5005" + "0802", Instruction{ProtocolVersion: 2}},
-		{"unknown bytes skipped", "5a03abcdef" + "0802", Instruction{ProtocolVersion: 2}},
+		{"unknown varint skipped", "7005" + "0802", Instruction{ProtocolVersion: 2}},
+		{"unknown bytes skipped", "7203abcdef" + "0802", Instruction{ProtocolVersion: 2}},
+		{"gosh epoch fields", "4803" + "5007" + "5a02686b" + "0802", Instruction{ProtocolVersion: 2, GoshEpoch: 3, GoshResumeFrom: 7, GoshNotice: []byte("hk")}},
 		{"unknown fixed32/64 skipped", "5d01020304" + "590102030405060708" + "0802", Instruction{ProtocolVersion: 2}},
 		{"unknown group skipped", "5b" + "0801" + "5c" + "0802", Instruction{ProtocolVersion: 2}},
 		{"known field, wrong wire type, skipped", "0d02000000" + "1003", Instruction{OldNum: 3}},
@@ -130,7 +131,7 @@ func checkAgainstProto(t *testing.T, b []byte) {
 	want := Instruction{
 		ProtocolVersion: pb.GetProtocolVersion(), OldNum: pb.GetOldNum(), NewNum: pb.GetNewNum(),
 		AckNum: pb.GetAckNum(), ThrowawayNum: pb.GetThrowawayNum(), Diff: pb.GetDiff(), Chaff: pb.GetChaff(),
-		GoshCaps: pb.GetGoshCaps(),
+		GoshCaps: pb.GetGoshCaps(), GoshEpoch: pb.GetGoshEpoch(), GoshResumeFrom: pb.GetGoshResumeFrom(), GoshNotice: pb.GetGoshNotice(),
 	}
 	if !instructionsEqual(&got, &want) {
 		t.Fatalf("ParseInstruction(%x) = %+v, proto.Unmarshal gives %+v", b, got, want)

@@ -2,6 +2,7 @@ package ssp
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -27,6 +28,8 @@ type link struct {
 	logf   func(string, ...any)
 
 	seq      uint64 // next sequence number to send
+	seqLimit uint64 // with reserve: seq must stay below it
+	reserve  func(next uint64) (uint64, error)
 	expected uint64 // one past the highest sequence number received
 
 	savedTS    uint16 // the peer's last timestamp, to reflect once
@@ -52,6 +55,16 @@ func (l *link) seal(dst []byte, payload []byte, now time.Time) ([]byte, error) {
 	if held := ms - l.savedAt; l.haveSaved && ms >= l.savedAt && held < uint64(timestampReplyMaxAge/time.Millisecond) {
 		p.TimestampReply = l.savedTS + uint16(held) // advanced by how long we held it
 		l.haveSaved = false
+	}
+	if l.reserve != nil && l.seq >= l.seqLimit {
+		limit, err := l.reserve(l.seq)
+		if err != nil {
+			return dst, fmt.Errorf("ssp: reserving sequence numbers: %w", err)
+		}
+		if limit <= l.seq {
+			return dst, errors.New("ssp: reserving sequence numbers: no room")
+		}
+		l.seqLimit = limit
 	}
 	// Seal in place: the plaintext goes where the ciphertext will be.
 	start := len(dst)

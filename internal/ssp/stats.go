@@ -25,6 +25,7 @@ const (
 	DropThrowaway                   // throwaway_num above old_num: would discard the diff's base
 	DropQueueFull                   // the receiver already holds too many states
 	DropDiff                        // the diff does not apply to its base state
+	DropEpoch                       // from an epoch this side is not in (gosh; docs/protocol.md 12.4)
 
 	// NumDropReasons is the number of drop reasons.
 	NumDropReasons
@@ -32,7 +33,7 @@ const (
 
 var dropReasonNames = [NumDropReasons]string{
 	"oversize", "short", "auth", "direction", "fragment", "stale fragment",
-	"decode", "version", "throwaway", "queue full", "diff",
+	"decode", "version", "throwaway", "queue full", "diff", "epoch",
 }
 
 // String names the reason.

@@ -55,6 +55,24 @@ type Config struct {
 	// every instruction (field 8) when non-zero. Stock Mosh ignores it.
 	LocalCaps uint64
 
+	// Epoch is a client's epoch (docs/protocol.md section 12.4): 0 for a
+	// new session; above 0 for a client that resumes a session or takes
+	// it over, whose initial states are then the canonical ones the
+	// server restarts from ([Transport.SetEpochStates]). Sent in every
+	// instruction when above 0; only a gosh server understands it.
+	Epoch uint64
+	// ResumeFrom is sent with Epoch (GoshResumeFrom): for gosh, the first
+	// scrollback line the client lacks.
+	ResumeFrom uint64
+	// FirstSeq is the first sequence number to seal with (a resumed
+	// client continues above every number it may have used under the
+	// key), and ReserveSeq, if not nil, is called before sealing with a
+	// number at or above the last limit it returned (FirstSeq at first):
+	// it must make the new limit durable, so that a client that dies and
+	// resumes never reuses a nonce. An error stops the sending.
+	FirstSeq   uint64
+	ReserveSeq func(next uint64) (limit uint64, err error)
+
 	// Rand supplies chaff and policy draws; nil means crypto/rand.
 	Rand io.Reader
 
@@ -94,6 +112,12 @@ type Transport[L State[L], R State[R]] struct {
 	asm      Assembly
 	stats    Stats
 	peerCaps uint64
+	// Epochs (docs/protocol.md section 12.4).
+	epoch      uint64
+	resumeFrom uint64        // the client's GoshResumeFrom of the epoch
+	epochInit  func() (L, R) // the canonical initial states; nil: no epochs (client)
+	notice     []byte        // sent in every instruction (server)
+	peerNotice string        // the server's notice to this client
 	// roundtrip is the send time of the newest local state the peer has
 	// acknowledged, as of the last instruction received (zero before).
 	roundtrip     time.Time
@@ -133,6 +157,9 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	if cfg.Server {
 		t.link.dir = gcrypto.ToClient
 	}
+	t.link.seq, t.link.seqLimit, t.link.reserve = cfg.FirstSeq, cfg.FirstSeq, cfg.ReserveSeq
+	t.frag.id = cfg.FirstSeq // fragment ids stay above those of an earlier client of the key
+	t.epoch, t.resumeFrom = cfg.Epoch, cfg.ResumeFrom
 	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, cfg.KnownStateProbability, t.rand)
 	t.receiver = newReceiver(remote, now)
 	t.link.onRTT = func(now time.Time, sample time.Duration) {
@@ -196,6 +223,10 @@ func (t *Transport[L, R]) Tick(now time.Time) ([][]byte, error) {
 func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error) {
 	t.chaff = t.rand.appendChaff(t.chaff[:0])
 	in.Chaff, in.GoshCaps = t.chaff, t.cfg.LocalCaps
+	in.GoshEpoch, in.GoshNotice = t.epoch, t.notice
+	if !t.cfg.Server {
+		in.GoshResumeFrom = t.resumeFrom
+	}
 	t.encoded, _ = in.AppendBinary(t.encoded[:0])
 	t.compressed = t.comp.compress(t.compressed[:0], t.encoded)
 	maxBody := t.link.budget - gcrypto.Overhead - TimestampSize - FragmentHeaderSize
@@ -295,7 +326,13 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		}
 		return &DropError{DropThrowaway, err}
 	}
+	if derr := t.checkEpoch(now, in); derr != nil {
+		return derr
+	}
 	t.peerCaps = in.GoshCaps
+	if len(in.GoshNotice) > 0 && !t.cfg.Server {
+		t.peerNotice = string(in.GoshNotice)
+	}
 	t.sender.ackArrived(now, in.AckNum)
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
@@ -319,3 +356,73 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 	}
 	return nil
 }
+
+// errEpoch is the error of DropEpoch.
+var errEpoch = errors.New("ssp: instruction from another epoch")
+
+// checkEpoch drops an instruction of an epoch this side is not in. A
+// server that takes epochs (SetEpochStates) moves to a newer client
+// epoch: both directions restart from the canonical initial states.
+func (t *Transport[L, R]) checkEpoch(now time.Time, in *Instruction) *DropError {
+	switch {
+	case in.GoshEpoch == t.epoch:
+		return nil
+	case t.cfg.Server && in.GoshEpoch > t.epoch && t.epochInit != nil:
+		t.epoch, t.resumeFrom = in.GoshEpoch, in.GoshResumeFrom
+		t.restart(now)
+		t.cfg.Logf("ssp: the client started epoch %d", t.epoch)
+		return nil
+	}
+	return &DropError{DropEpoch, errEpoch}
+}
+
+// restart makes the canonical initial states state 0 of both directions
+// (the live local state stays as it is, and the next diff is from the
+// initial state).
+func (t *Transport[L, R]) restart(now time.Time) {
+	local, remote := t.epochInit()
+	live := t.sender.current
+	s := newSender(local, now, &t.link.rtt, t.cfg.SendMinDelay, t.cfg.Pacing, t.cfg.KnownStateProbability, t.rand)
+	s.current = live
+	s.path, s.lastHeard = t.sender.path, t.sender.lastHeard
+	t.sender = s
+	t.receiver = newReceiver(remote, now)
+	t.roundtrip = time.Time{}
+}
+
+// SetEpochStates lets a server follow a client into a new epoch: init
+// returns the canonical initial states both sides start from (the
+// client's Config.Epoch above 0 says it uses them too).
+func (t *Transport[L, R]) SetEpochStates(init func() (L, R)) { t.epochInit = init }
+
+// Restart starts a server's transport from the canonical initial states
+// at once, as for a new epoch (a server that made a new key for a client
+// taking the session over, which starts in epoch 1).
+func (t *Transport[L, R]) Restart(now time.Time) {
+	if t.epochInit != nil {
+		t.restart(now)
+	}
+}
+
+// Epoch returns the epoch the transport is in, and ResumeFrom the
+// client's GoshResumeFrom for it.
+func (t *Transport[L, R]) Epoch() uint64 { return t.epoch }
+
+// ResumeFrom returns the GoshResumeFrom of the client's current epoch.
+func (t *Transport[L, R]) ResumeFrom() uint64 { return t.resumeFrom }
+
+// SetNotice makes a server send msg in every instruction from now on, at
+// once: why it no longer serves this client.
+func (t *Transport[L, R]) SetNotice(now time.Time, msg string) {
+	t.notice = []byte(msg)
+	t.sender.probe(now)
+}
+
+// PeerNotice returns the server's notice to this client ("" if none).
+func (t *Transport[L, R]) PeerNotice() string { return t.peerNotice }
+
+// Freeze makes the transport stop following the live local state: it
+// keeps a copy of the state as it is now, so that the caller may hand the
+// live state to another transport (a server whose session was taken over
+// keeps the old client's transport a while, to tell it so).
+func (t *Transport[L, R]) Freeze() { t.sender.current = t.sender.current.Clone() }

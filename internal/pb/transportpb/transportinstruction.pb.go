@@ -39,9 +39,17 @@ type Instruction struct {
 	// (docs/protocol.md section 12.1), omitted when zero. A gosh peer always
 	// sends its set; stock Mosh skips the unknown field, and a gosh server
 	// sends extra content only to a client that advertised it.
-	GoshCaps      *uint64 `protobuf:"varint,8,opt,name=gosh_caps,json=goshCaps" json:"gosh_caps,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	GoshCaps *uint64 `protobuf:"varint,8,opt,name=gosh_caps,json=goshCaps" json:"gosh_caps,omitempty"`
+	// gosh_epoch, gosh_resume_from and gosh_notice resume a session or hand
+	// it over to another client (docs/protocol.md section 12.4): the
+	// sender's epoch, omitted when zero; from a client in a new epoch, the
+	// first scrollback line it lacks; from a server, why it no longer
+	// serves this client. Sent only between gosh ends.
+	GoshEpoch      *uint64 `protobuf:"varint,9,opt,name=gosh_epoch,json=goshEpoch" json:"gosh_epoch,omitempty"`
+	GoshResumeFrom *uint64 `protobuf:"varint,10,opt,name=gosh_resume_from,json=goshResumeFrom" json:"gosh_resume_from,omitempty"`
+	GoshNotice     []byte  `protobuf:"bytes,11,opt,name=gosh_notice,json=goshNotice" json:"gosh_notice,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Instruction) Reset() {
@@ -130,11 +138,32 @@ func (x *Instruction) GetGoshCaps() uint64 {
 	return 0
 }
 
+func (x *Instruction) GetGoshEpoch() uint64 {
+	if x != nil && x.GoshEpoch != nil {
+		return *x.GoshEpoch
+	}
+	return 0
+}
+
+func (x *Instruction) GetGoshResumeFrom() uint64 {
+	if x != nil && x.GoshResumeFrom != nil {
+		return *x.GoshResumeFrom
+	}
+	return 0
+}
+
+func (x *Instruction) GetGoshNotice() []byte {
+	if x != nil {
+		return x.GoshNotice
+	}
+	return nil
+}
+
 var File_transportinstruction_proto protoreflect.FileDescriptor
 
 const file_transportinstruction_proto_rawDesc = "" +
 	"\n" +
-	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xef\x01\n" +
+	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xd9\x02\n" +
 	"\vInstruction\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x17\n" +
 	"\aold_num\x18\x02 \x01(\x04R\x06oldNum\x12\x17\n" +
@@ -143,7 +172,13 @@ const file_transportinstruction_proto_rawDesc = "" +
 	"\rthrowaway_num\x18\x05 \x01(\x04R\fthrowawayNum\x12\x12\n" +
 	"\x04diff\x18\x06 \x01(\fR\x04diff\x12\x14\n" +
 	"\x05chaff\x18\a \x01(\fR\x05chaff\x12\x1b\n" +
-	"\tgosh_caps\x18\b \x01(\x04R\bgoshCapsB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
+	"\tgosh_caps\x18\b \x01(\x04R\bgoshCaps\x12\x1d\n" +
+	"\n" +
+	"gosh_epoch\x18\t \x01(\x04R\tgoshEpoch\x12(\n" +
+	"\x10gosh_resume_from\x18\n" +
+	" \x01(\x04R\x0egoshResumeFrom\x12\x1f\n" +
+	"\vgosh_notice\x18\v \x01(\fR\n" +
+	"goshNoticeB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
 
 var (
 	file_transportinstruction_proto_rawDescOnce sync.Once

@@ -1,0 +1,135 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/session/sessiontest"
+	"github.com/gosh-term/gosh/internal/ssp"
+)
+
+// secondClient runs another client loop from address ip with key and
+// cfg's options, on a terminal of its own.
+func (r *rig) secondClient(ip netip.Addr, key gcrypto.Key, cfg session.ClientConfig) (*sessiontest.Terminal, chan error, context.CancelFunc) {
+	r.t.Helper()
+	pc, err := r.net.Listen(netip.AddrPortFrom(ip, 0))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	term := sessiontest.NewTerminal(100, 30)
+	cfg.Server, cfg.Key, cfg.Conn = serverAddr, key, ssp.NewConn(pc, nil, r.logf())
+	cfg.Terminal, cfg.Signals = term, make(chan session.Signal, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- session.RunClient(ctx, cfg) }()
+	r.t.Cleanup(func() {
+		cancel()
+		<-done
+		pc.Close()
+	})
+	return term, done, cancel
+}
+
+// waitTerm waits until term shows s.
+func waitTerm(t *testing.T, term *sessiontest.Terminal, s string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !term.Contains(s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within %v; screen:\n%s", s, limit, strings.Join(term.Screen(), "\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAttachTakeover: a control request hands the running session to a
+// new client with a new key: it gets the whole screen and the same shell,
+// its size reaches the program, and the previous client is told who took
+// the session and exits.
+func TestAttachTakeover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		control := make(chan session.ControlRequest)
+		r.startServer(session.ServerConfig{Control: control})
+		r.startClient(session.ClientConfig{})
+		r.waitScreen(ready, 2*time.Second)
+		r.term.Type("echo before-takeover\r")
+		r.waitScreen("before-takeover", time.Second)
+
+		reply := make(chan session.ControlReply, 1)
+		control <- session.ControlRequest{Op: session.ControlAttach, From: "203.0.113.9", Reply: reply}
+		rep := <-reply
+		if rep.Err != nil {
+			t.Fatal(rep.Err)
+		}
+		if rep.Key.Base64() == r.key.Base64() {
+			t.Fatal("the takeover kept the old key")
+		}
+		term2, _, _ := r.secondClient(netip.MustParseAddr("192.0.2.77"), rep.Key, session.ClientConfig{Epoch: 1})
+		waitTerm(t, term2, "before-takeover", 2*time.Second) // the whole screen
+		term2.Type("echo after-takeover\r")
+		waitTerm(t, term2, "after-takeover", 2*time.Second)
+		if cols, rows, _ := r.shell.Size(); cols != 100 || rows != 30 {
+			t.Errorf("the program's size is %dx%d, want the new client's 100x30", cols, rows)
+		}
+
+		err, took := r.clientEnd(5 * time.Second)
+		if !errors.Is(err, session.ErrTakenOver) || !strings.Contains(err.Error(), "session taken over from 203.0.113.9") {
+			t.Errorf("the previous client ended with %v, want the takeover", err)
+		}
+		if took > time.Second {
+			t.Errorf("the previous client took %v to learn of the takeover", took)
+		}
+		if got := string(r.shell.Received()); !strings.Contains(got, "echo after-takeover\r") || strings.Count(got, "echo before-takeover\r") != 1 {
+			t.Errorf("the shell received %q", got)
+		}
+		// The session still answers info, and says who is attached.
+		control <- session.ControlRequest{Op: session.ControlInfo, Reply: reply}
+		if in := (<-reply).Info; !in.Attached || in.Client.Addr() != netip.MustParseAddr("192.0.2.77") || in.Cols != 100 {
+			t.Errorf("info after the takeover: %+v", in)
+		}
+	})
+}
+
+// TestResumeEpoch: a client that vanishes without a word (killed) is
+// followed by one with the same key in epoch 1, above the sequence
+// numbers the first used: it gets the whole screen, the same shell, and
+// the scrollback from where it says its terminal is.
+func TestResumeEpoch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.start()
+		r.term.Type("seq 100\r")
+		r.waitFor("seq's end", 5*time.Second, func() bool { return strings.Contains(strings.Join(r.term.Screen(), "\n"), "100\ngosh$") })
+		var pushed uint64 = 50 // the first client put lines 0..49 into its terminal's scrollback
+		// The client dies: nothing more from it, not even a shutdown.
+		r.setDrop(func(from, _ netip.AddrPort) bool { return from.Addr() == clientIP })
+		r.cliCancel()
+		<-r.cliDone
+		r.cliDone <- nil
+		r.cliCancel = nil
+		time.Sleep(5 * time.Second)
+		r.restore()
+
+		term2, _, _ := r.secondClient(netip.MustParseAddr("192.0.2.78"), r.key,
+			session.ClientConfig{Epoch: 1, FirstSeq: 1 << 20, ResumeFrom: pushed})
+		waitTerm(t, term2, "gosh$", 2*time.Second)
+		term2.Type("echo resumed\r")
+		waitTerm(t, term2, "resumed", 2*time.Second)
+		// The history holds 0..77 (seq's 1..100 and the command line
+		// minus the 23 rows still on screen, less the prompt); lines from
+		// 50 on reach the new terminal's scrollback, in order.
+		r.waitFor("the scrollback", 5*time.Second, func() bool { return len(term2.Scrollback()) > 0 })
+		sb := term2.Scrollback()
+		if sb[0] != "50" || strings.Contains(strings.Join(sb, ","), "skipped") {
+			t.Errorf("the resumed terminal's scrollback starts %q (want line 50, seq's 50)", sb[:min(3, len(sb))])
+		}
+	})
+}
