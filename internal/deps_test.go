@@ -45,6 +45,7 @@ var ioPaths = []string{
 	"internal/pty/",
 	"internal/tty/",
 	"internal/relay/",   // the relay's two directions and the client end's stream reader
+	"internal/resume/",  // the client's saved sessions: files, locks, their timestamps
 	"internal/e2etest/", // end-to-end test harness
 	"cmd/",
 }
@@ -72,6 +73,7 @@ var layers = map[string]int{
 	"internal/pb/userpb":           0,
 	"internal/pty":                 0,
 	"internal/relay":               0, // UDP over a stream (SSH), when UDP is blocked
+	"internal/resume":              0, // the client's saved sessions, for gosh connect --resume
 	"internal/tty":                 0,
 	"internal/wincon":              0, // the Windows console (and typing into it, for tests)
 	"internal/ssp":                 1,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/ssp"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,12 @@ type ConnectOptions struct {
 	// Attach is the id of a running session to take over instead of
 	// starting one (--attach; gosh sessions lists them).
 	Attach string
+	// Resume resumes a session this machine's client left (--resume):
+	// ResumeID's, or the newest detached one for Destination, or the
+	// newest of all. New skips the offer to resume one (--new).
+	Resume   bool
+	ResumeID string
+	New      bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -104,9 +111,16 @@ there, read its UDP port and session key, and continue over encrypted UDP.
     gosh [options] [user@]host[:port] [--] [COMMAND...]
     gosh connect --local [options] [--] [COMMAND...]
     gosh connect --direct HOST PORT
+    gosh connect --resume [ID|host]
 
 The second form is the first without the word connect; --direct takes the
 key from the MOSH_KEY environment variable.
+
+A client that dies (a closed laptop lid, a killed terminal) leaves its
+session on the server, and its key in a file only you can read
+($XDG_STATE_HOME/gosh/sessions); the next gosh connect to that host offers
+to resume it (--new does not ask), and --resume resumes one at once: the
+same shell, the whole screen, and the scrollback from where it stopped.
 
 Options come before the host, as with mosh; everything after the host is
 COMMAND, which runs instead of the login shell (e.g. tmux attach).
@@ -151,6 +165,8 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.StringArrayVarP(&localFwd, "local-forward", "L", nil, "forward [bind_address:]port on this machine to host:hostport as seen from the server, as ssh -L (needs a gosh server)")
 	f.StringArrayVarP(&remoteFwd, "remote-forward", "R", nil, "have the server listen on [bind_address:]port (its loopback address by default) and forward to host:hostport as seen from here, as ssh -R (needs a gosh server)")
 	f.StringArrayVarP(&dynamicFwd, "dynamic-forward", "D", nil, "a SOCKS5 proxy on [bind_address:]port whose connections leave from the server, as ssh -D (needs a gosh server)")
+	f.BoolVar(&o.Resume, "resume", false, "resume a session this machine's client left: the one named by the ID argument, the newest for the host argument, or the newest of all")
+	f.BoolVar(&o.New, "new", false, "start a new session without offering to resume a detached one")
 	f.StringVar(&o.Attach, "attach", "", "take over the running session `ID` on the host (see gosh sessions) instead of starting one; its previous client exits")
 	f.Var(&o.Transport, "transport", "how datagrams reach the server: auto (UDP; over the SSH connection while nothing comes back over UDP), udp (never over SSH) or tcp (always over SSH); SSH needs gosh on the remote and the built-in client (not --ssh)")
 	f.Var(&o.Upload, "upload", "copy gosh to the remote when it has none: auto, never or always")
@@ -168,6 +184,15 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	name := cmd.CommandPath()
 	pos := args // with options only before the host, everything else is positional
 	switch {
+	case o.Resume && (o.Local || o.Direct || o.New || o.Attach != ""):
+		return usagef("%s: --resume cannot be combined with --local, --direct, --new or --attach", name)
+	case o.Resume && len(pos) > 1:
+		return usagef("%s: --resume takes one session ID or host, and no command", name)
+	case o.Resume && len(pos) == 1 && daemon.ValidSessionID(pos[0]):
+		o.ResumeID = pos[0]
+	case o.Resume && len(pos) == 1:
+		o.Destination = pos[0]
+	case o.Resume:
 	case o.Local && o.Direct:
 		return usagef("%s: --local and --direct cannot be combined", name)
 	case o.Local:

@@ -44,7 +44,13 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	if o.ForwardAgent {
 		agent = os.Getenv("SSH_AUTH_SOCK")
 	}
+	saved, err := pickResume(o, stdin)
+	if err != nil {
+		return err
+	}
 	switch {
+	case saved != nil:
+		server, key, err = saved.target()
 	case o.Direct:
 		server, key, err = directTarget(ctx, o)
 	case o.Local:
@@ -95,7 +101,10 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	}
 	escape, escapeSet := os.LookupEnv("MOSH_ESCAPE_KEY")
 	_, noPrefix := os.LookupEnv("MOSH_TITLE_NOPREFIX")
-	return session.RunClient(ctx, session.ClientConfig{
+	if saved == nil {
+		saved = saveSession(o, server, key, logf)
+	}
+	cfg := session.ClientConfig{
 		Server:         server,
 		Key:            key,
 		Conn:           conn,
@@ -116,7 +125,10 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		DialTCP:        dialTCP,
 		Epoch:          attachEpoch(o),
 		Logf:           logf,
-	})
+	}
+	saved.configure(&cfg)
+	err = session.RunClient(ctx, cfg)
+	return saved.end(err, o.Stderr)
 }
 
 // attachEpoch is the client's epoch: 1 for a client taking a session

@@ -26,6 +26,7 @@ type Relay struct {
 	mu     sync.Mutex // guards following
 	back   *net.UDPConn
 	client netip.AddrPort
+	upHook func([]byte)
 	delayU time.Duration
 	delayD time.Duration
 	lossU  float64
@@ -88,6 +89,14 @@ func (r *Relay) SetLoss(up, down float64) {
 	r.mu.Unlock()
 }
 
+// SetUpHook makes the relay show every datagram from the client to f
+// (which must not keep it) as it arrives, before delay or loss.
+func (r *Relay) SetUpHook(f func([]byte)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.upHook = f
+}
+
 // SetDrop drops every datagram in both directions while on.
 func (r *Relay) SetDrop(on bool) { r.drop.Store(on) }
 
@@ -142,8 +151,11 @@ func (r *Relay) readFront() {
 		}
 		r.mu.Lock()
 		r.client = from
-		delay, loss := r.delayU, r.lossU
+		delay, loss, hook := r.delayU, r.lossU, r.upHook
 		r.mu.Unlock()
+		if hook != nil {
+			hook(buf[:n])
+		}
 		r.enqueue(r.up, buf[:n], delay, loss)
 	}
 }

@@ -95,6 +95,10 @@ type ClientConfig struct {
 	// ScrollPushed, if not nil, is told after lines went into the
 	// terminal's scrollback: the first history line it now lacks.
 	ScrollPushed func(next uint64)
+	// GoshServer, if not nil, is told once, when the first server state
+	// arrives, whether the server is gosh's (it advertised gosh_caps),
+	// which can resume a session.
+	GoshServer func(gosh bool)
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -545,6 +549,9 @@ func (c *client) receive(d ssp.Datagram) {
 		if !c.connected {
 			c.connected = true
 			c.notify.Clear()
+			if c.cfg.GoshServer != nil {
+				c.cfg.GoshServer(c.tr.PeerCaps() != 0)
+			}
 		}
 		c.startScrollback()
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())

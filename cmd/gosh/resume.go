@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/resume"
+	"github.com/gosh-term/gosh/internal/session"
+	"golang.org/x/term"
+)
+
+// savedSession is the saved record (internal/resume) of the session a
+// gosh connect runs: a new one it made, or one it resumes. Its methods do
+// nothing on a nil receiver: a run without a record (no state directory,
+// or a stock mosh-server) goes on without one.
+type savedSession struct {
+	file    *resume.File
+	resumed bool      // this run resumes the session (a new epoch)
+	flushed time.Time // the scrollback position was last written
+}
+
+// scrollFlushEvery bounds how often the scrollback position is written
+// on its own (it also goes with every reservation): after a client is
+// killed, its successor may get again the lines of up to this long.
+const scrollFlushEvery = time.Second
+
+// pickResume decides whether this run resumes a saved session: the one
+// --resume names, or, without --new, a detached one for the host that the
+// user accepts when asked. It returns nil for a new session.
+func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
+	if !o.Resume && (o.New || o.Direct || o.Local || o.Attach != "" || len(o.Command) > 0 || !term.IsTerminal(int(stdin.Fd()))) {
+		return nil, nil
+	}
+	dir, err := resume.Dir()
+	if err != nil {
+		if o.Resume {
+			return nil, fmt.Errorf("connect: %w", err)
+		}
+		return nil, nil
+	}
+	recs, err := resume.List(dir, o.Destination)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	var pick *resume.Record
+	for i := range recs {
+		r := &recs[i]
+		if (o.ResumeID == "" || r.ID == o.ResumeID) && (r.Detached || o.ResumeID != "") {
+			pick = r
+			break
+		}
+	}
+	switch {
+	case pick == nil && o.Resume:
+		what := "no detached session to resume"
+		if o.ResumeID != "" {
+			what = "no saved session " + o.ResumeID
+		} else if o.Destination != "" {
+			what += " for " + o.Destination
+		}
+		return nil, fmt.Errorf("connect: %s (start one with gosh connect HOST)", what)
+	case pick == nil:
+		return nil, nil
+	case !pick.Gosh:
+		if !o.Resume {
+			return nil, nil
+		}
+		fmt.Fprintf(o.Stderr, "gosh: session %s is with a stock mosh-server, which cannot resume a session; starting a new one\n", pick.ID)
+		if o.Destination == "" {
+			o.Destination = pick.Host
+		}
+		o.Resume = false
+		return nil, nil
+	}
+	if !o.Resume {
+		yes, err := resume.AskResume(stdin, o.Stdout, *pick) // on the terminal, as the other prompts
+		if err != nil || !yes {
+			return nil, nil
+		}
+	}
+	f, err := resume.Claim(dir, pick.ID)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	o.Destination = pick.Host
+	return &savedSession{file: f, resumed: true}, nil
+}
+
+// target is the saved server address and key.
+func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
+	r := s.file.Record()
+	addr, err := netip.ParseAddrPort(r.Server)
+	if err != nil {
+		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: session %s: bad server address: %w", r.ID, err)
+	}
+	key, err := gcrypto.ParseKey(r.Key)
+	if err != nil {
+		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: session %s: %w", r.ID, err)
+	}
+	return addr, key, nil
+}
+
+// saveSession saves a new session's record, so that a later gosh connect
+// can resume it if this client dies. It returns nil (and logs why) if it
+// cannot.
+func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, logf func(string, ...any)) *savedSession {
+	dir, err := resume.Dir()
+	if err != nil {
+		logf("not saving the session for resuming: %v", err)
+		return nil
+	}
+	host := o.Destination
+	switch {
+	case o.Local:
+		host = "--local"
+	case o.Direct:
+		host = o.DirectHost
+	}
+	rec := resume.Record{
+		Host: host, Server: server.String(), Key: key.Base64(),
+		Gosh:    !strings.Contains(o.Server, "mosh-server"),
+		Epoch:   attachEpoch(o),
+		Started: time.Now(), Command: strings.Join(o.Command, " "),
+	}
+	f, err := resume.Create(dir, rec)
+	if err != nil {
+		logf("not saving the session for resuming: %v", err)
+		return nil
+	}
+	return &savedSession{file: f}
+}
+
+// configure gives the client the record's sequence-number reservation,
+// its scrollback position, and for a resumed session its new epoch.
+func (s *savedSession) configure(cfg *session.ClientConfig) {
+	if s == nil {
+		return
+	}
+	r := s.file.Record()
+	cfg.FirstSeq, cfg.ReserveSeq = r.Seq, s.file.Reserve
+	if s.resumed {
+		cfg.Epoch, cfg.ResumeFrom = r.Epoch, r.Scroll
+	}
+	cfg.ScrollPushed = func(next uint64) {
+		s.file.SetScroll(next)
+		if now := time.Now(); now.Sub(s.flushed) >= scrollFlushEvery {
+			s.flushed = now
+			_ = s.file.Flush()
+		}
+	}
+	cfg.GoshServer = func(gosh bool) {
+		s.file.SetGosh(gosh)
+		_ = s.file.Flush()
+	}
+}
+
+// end settles the record after the session, and returns err: a session
+// that ended, was taken over, or (resumed) found no server is forgotten;
+// otherwise the server may still run, and the record is left detached.
+func (s *savedSession) end(err error, stderr io.Writer) error {
+	if s == nil {
+		return err
+	}
+	switch {
+	case err == nil, errors.Is(err, session.ErrTakenOver):
+		_ = s.file.Remove()
+	case errors.Is(err, session.ErrNoConnection):
+		_ = s.file.Remove()
+		if s.resumed {
+			fmt.Fprintf(stderr, "gosh: session %s is gone (its server does not answer); gosh connect HOST starts a new one\n", s.file.Record().ID)
+		}
+	default:
+		_ = s.file.Release()
+		fmt.Fprintf(stderr, "gosh: session %s may still be running; gosh connect --resume %s resumes it\n", s.file.Record().ID, s.file.Record().ID)
+	}
+	return err
+}
