@@ -184,15 +184,10 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	name := cmd.CommandPath()
 	pos := args // with options only before the host, everything else is positional
 	switch {
-	case o.Resume && (o.Local || o.Direct || o.New || o.Attach != ""):
-		return usagef("%s: --resume cannot be combined with --local, --direct, --new or --attach", name)
-	case o.Resume && len(pos) > 1:
-		return usagef("%s: --resume takes one session ID or host, and no command", name)
-	case o.Resume && len(pos) == 1 && daemon.ValidSessionID(pos[0]):
-		o.ResumeID = pos[0]
-	case o.Resume && len(pos) == 1:
-		o.Destination = pos[0]
 	case o.Resume:
+		if err := o.resumeArgs(name, pos); err != nil {
+			return err
+		}
 	case o.Local && o.Direct:
 		return usagef("%s: --local and --direct cannot be combined", name)
 	case o.Local:
@@ -212,23 +207,8 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 		}
 		o.Destination, o.Command = pos[0], dropDash(pos[1:])
 	}
-	switch {
-	case always && never:
-		return usagef("%s: -a and -n cannot be combined", name)
-	case always:
-		o.Predict = predict.Always
-	case never:
-		o.Predict = predict.Never
-	case !cmd.Flags().Changed("predict"):
-		// As mosh: set, even to the empty string, it must name a mode.
-		if env, ok := os.LookupEnv("MOSH_PREDICTION_DISPLAY"); ok {
-			if err := o.Predict.Set(env); err != nil {
-				return usagef("%s: %v (MOSH_PREDICTION_DISPLAY in the environment)", name, err)
-			}
-		}
-	}
-	if os.Getenv("MOSH_PREDICTION_OVERWRITE") == "yes" {
-		o.PredictOverwrite = true
+	if err := o.predictMode(cmd, always, never); err != nil {
+		return err
 	}
 	if ipv4 && ipv6 {
 		return usagef("%s: -4 and -6 cannot be combined", name)
@@ -250,6 +230,47 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 	}
 	if o.Transport == session.TransportTCP && (o.Local || o.Direct || o.SSH != "") {
 		return usagef("%s: --transport=tcp needs the built-in SSH client: not with --local, --direct or --ssh", name)
+	}
+	return nil
+}
+
+// predictMode sets the prediction mode from -a, -n, --predict and the
+// environment, as mosh does.
+func (o *ConnectOptions) predictMode(cmd *cobra.Command, always, never bool) error {
+	name := cmd.CommandPath()
+	switch {
+	case always && never:
+		return usagef("%s: -a and -n cannot be combined", name)
+	case always:
+		o.Predict = predict.Always
+	case never:
+		o.Predict = predict.Never
+	case !cmd.Flags().Changed("predict"):
+		// As mosh: set, even to the empty string, it must name a mode.
+		if env, ok := os.LookupEnv("MOSH_PREDICTION_DISPLAY"); ok {
+			if err := o.Predict.Set(env); err != nil {
+				return usagef("%s: %v (MOSH_PREDICTION_DISPLAY in the environment)", name, err)
+			}
+		}
+	}
+	if os.Getenv("MOSH_PREDICTION_OVERWRITE") == "yes" {
+		o.PredictOverwrite = true
+	}
+	return nil
+}
+
+// resumeArgs takes the arguments of --resume: none, a session ID or a
+// host.
+func (o *ConnectOptions) resumeArgs(name string, pos []string) error {
+	switch {
+	case o.Local || o.Direct || o.New || o.Attach != "":
+		return usagef("%s: --resume cannot be combined with --local, --direct, --new or --attach", name)
+	case len(pos) > 1:
+		return usagef("%s: --resume takes one session ID or host, and no command", name)
+	case len(pos) == 1 && daemon.ValidSessionID(pos[0]):
+		o.ResumeID = pos[0]
+	case len(pos) == 1:
+		o.Destination = pos[0]
 	}
 	return nil
 }

@@ -4,7 +4,11 @@
 // Usage:
 //
 //	gosh connect [options] [user@]host [-- COMMAND...]
-//	gosh server new [-s] [-v] [-i ADDR] [-p PORT[:PORT2]] [-c COLORS] [-l NAME=VALUE]... [-- COMMAND...]
+//	gosh connect --resume [ID|host]
+//	gosh connect --attach ID [options] [user@]host
+//	gosh sessions [user@]host [--kill ID]
+//	gosh server new [-s] [-v] [-i ADDR] [-p PORT[:PORT2]] [-c COLORS] [-l NAME=VALUE]... [--scrollback LINES] [-- COMMAND...]
+//	gosh server list | attach ID | kill ID   (on the host; gosh sessions runs them over SSH)
 //	gosh server relay --port PORT [--host ADDR]   (run over SSH by connect when UDP is blocked)
 //	gosh bench [options]
 //	gosh version

@@ -122,6 +122,20 @@ func TestE2EResumeAfterKill(t *testing.T) {
 	t.Logf("%d datagrams, all nonces unique; resumed to the whole screen in %v (sorted)", nonces.total, took)
 }
 
+// TestE2EResumeStockServer: a stock mosh-server's session cannot be
+// resumed: --resume says so in one line and starts a new session instead.
+func TestE2EResumeStockServer(t *testing.T) {
+	t.Parallel()
+	server := startMoshServer(t)
+	state := t.TempDir()
+	env := append(append([]string{}, localeEnv...), "XDG_STATE_HOME="+state)
+	tm := e2etest.NewTmux(t, 80, 24, env, clientWrapper(t.TempDir(), goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	killClient(t, tm)
+	again := e2etest.NewTmux(t, 200, 24, env, "sh", "-c", goshBin+" connect --resume -F /dev/null --connect-timeout 2s 2>&1; echo client-exit=$?; sleep 600")
+	again.WaitForText(10*time.Second, "is with a stock mosh-server, which cannot resume a session; starting a new one")
+}
+
 // BenchmarkResumeAfterKill is issue 14's resume figure: the client is
 // killed with SIGKILL and gosh connect --resume brings the whole screen
 // back; the time from starting it to the screen, median and worst of the

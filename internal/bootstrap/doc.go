@@ -146,6 +146,11 @@
 // [DialError] (unreachable, refused, timed out, proxy failures),
 // [ServerError] (exit status and the remote's stderr) and [NoBinaryError].
 //
+// [RunCommand] logs in the same way and runs another gosh subcommand on
+// the remote (gosh sessions: "gosh server list" and "kill ID"), every
+// argument quoted; ServerArgs.Attach runs "gosh server attach ID", which
+// prints the CONNECT line of a session taken over.
+//
 // References: docs/protocol.md sections 1.1–1.7 (server command line, CONNECT
 // line, wrapper behaviour); ssh_config(5), ssh(1) and sshd(8) of OpenSSH
 // 9.x; RFC 4251–4254 (SSH); the mosh paper (Winstein and Balakrishnan,

@@ -24,4 +24,11 @@
 //
 // The configuration never travels in argv or the environment, where other
 // users could read the key; see pipe.go for both messages.
+//
+// Each daemon also serves a control socket (control_unix.go) in a 0700
+// directory of the user's, to peers of the same uid only: [ListSessions],
+// [AttachSession] and [KillSession] ask it for the session's facts, to
+// hand the session over to a new client (a new key, answered on the
+// socket and never written down), or to end it (gosh sessions, gosh
+// server list/attach/kill).
 package daemon
