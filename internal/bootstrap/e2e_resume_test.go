@@ -3,8 +3,10 @@
 package bootstrap
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +23,11 @@ import (
 // question is asked.
 func TestResumeOffer(t *testing.T) {
 	f := newUploadFixture(t)
+	// The remote gosh keeps its control sockets in a directory of the
+	// test's, where the cleanup finds every daemon the test started.
+	tmp := t.TempDir()
+	f.fake(t, "gosh", fmt.Sprintf("TMPDIR=%s XDG_RUNTIME_DIR= exec %s \"$@\"\n", shellQuote(tmp), shellQuote(f.gosh)))
+	t.Cleanup(func() { killDaemons(t, f.gosh, tmp) })
 	appendFile(t, f.h.config, fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
 		f.s.port, f.h.key, f.h.knownHosts()))
 	env := []string{"HOME=" + f.h.dir, "XDG_STATE_HOME=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color", "SSH_AUTH_SOCK="}
@@ -66,4 +73,28 @@ func TestResumeOffer(t *testing.T) {
 	// The session ended: nothing is left to resume.
 	third := e2etest.NewTmux(t, 80, 24, env, client(t.TempDir(), "--resume box")...)
 	third.WaitForText(10*time.Second, "client-exit=1")
+}
+
+// killDaemons ends every gosh daemon whose control socket is under tmp
+// (gosh server list there), whatever state a failed test left.
+func killDaemons(t *testing.T, gosh, tmp string) {
+	cmd := exec.Command(gosh, "server", "list", "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_RUNTIME_DIR=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Logf("listing the test's daemons: %v", err)
+		return
+	}
+	var list []struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Logf("listing the test's daemons: %v", err)
+		return
+	}
+	for _, s := range list {
+		if s.PID > 0 {
+			_ = syscall.Kill(s.PID, syscall.SIGKILL)
+		}
+	}
 }
