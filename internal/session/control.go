@@ -137,9 +137,11 @@ func (s *server) attach(from string, now time.Time) (gcrypto.Key, error) {
 	tr.SetEpochStates(epochStates)
 	tr.Restart(now)
 	old := s.tr
-	old.Freeze()
-	old.SetNotice(now, "session taken over from "+from)
-	s.oldTr, s.oldUntil = old, now.Add(takenOverLinger)
+	if old.PeerCaps() != 0 { // a stock mosh-client is not told: it would ignore it
+		old.Freeze()
+		old.SetNotice(now, "session taken over from "+from)
+		s.oldTr, s.oldUntil = old, now.Add(takenOverLinger)
+	}
 	s.tr, s.attachedAt = tr, now
 	s.logf("Session taken over from %s.", from)
 	s.newClient(now)
