@@ -26,14 +26,7 @@ import (
 // the same shell), and ended by gosh sessions --kill. It is long because
 // it is one story, each step on the state the one before left.
 func TestAttachFromAnywhere(t *testing.T) {
-	f := newUploadFixture(t)
-	// The remote gosh keeps its control sockets in a directory of the
-	// test's: a wrapper on the remote PATH sets TMPDIR for it.
-	tmp := t.TempDir()
-	f.fake(t, "gosh", fmt.Sprintf("TMPDIR=%s XDG_RUNTIME_DIR= exec %s \"$@\"\n", shellQuote(tmp), shellQuote(f.gosh)))
-	appendFile(t, f.h.config, fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
-		f.s.port, f.h.key, f.h.knownHosts()))
-	env := []string{"HOME=" + f.h.dir, "LANG=C.UTF-8", "TERM=xterm-256color", "SSH_AUTH_SOCK="}
+	f, tmp, env, client := sessionBox(t)
 	sessions := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -41,9 +34,6 @@ func TestAttachFromAnywhere(t *testing.T) {
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
-	}
-	client := func(dir, args string) []string {
-		return []string{"sh", "-c", fmt.Sprintf(`%s connect %s 2>%s/err; echo "client-exit=$?"; sleep 600`, f.gosh, args, dir)}
 	}
 
 	dir1 := t.TempDir()
@@ -125,5 +115,49 @@ func TestSessionsNoRemoteGosh(t *testing.T) {
 	cfg.LocalBinary = filepath.Join(t.TempDir(), "none") // nothing of ours uploaded either
 	if out, err := RunCommand(testContext(t), cfg, []string{"list"}); err != ErrNoRemoteGosh {
 		t.Errorf("RunCommand = %q, %v; want ErrNoRemoteGosh", out, err)
+	}
+}
+
+// sessionBox is the stage of the session stories through a real sshd:
+// a host "box" in the client's ssh_config, a remote gosh that keeps its
+// control sockets in tmp (every daemon there is killed when the test
+// ends), the client's environment (its saved sessions in a directory of
+// the test's), and a tmux command line that runs gosh connect ARGS with
+// its stderr in dir/err and reports its exit status.
+func sessionBox(t *testing.T) (f *uploadFixture, tmp string, env []string, client func(dir, args string) []string) {
+	f = newUploadFixture(t)
+	tmp = t.TempDir()
+	f.fake(t, "gosh", fmt.Sprintf("TMPDIR=%s XDG_RUNTIME_DIR= exec %s \"$@\"\n", shellQuote(tmp), shellQuote(f.gosh)))
+	t.Cleanup(func() { killDaemons(t, f.gosh, tmp) })
+	appendFile(t, f.h.config, fmt.Sprintf("Host box\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n",
+		f.s.port, f.h.key, f.h.knownHosts()))
+	env = []string{"HOME=" + f.h.dir, "XDG_STATE_HOME=" + t.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color", "SSH_AUTH_SOCK="}
+	client = func(dir, args string) []string {
+		return []string{"sh", "-c", fmt.Sprintf(`%s connect %s 2>%s/err; echo "client-exit=$?"; sleep 600`, f.gosh, args, dir)}
+	}
+	return f, tmp, env, client
+}
+
+// killDaemons ends every gosh daemon whose control socket is under tmp
+// (gosh server list there), whatever state a failed test left.
+func killDaemons(t *testing.T, gosh, tmp string) {
+	cmd := exec.Command(gosh, "server", "list", "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_RUNTIME_DIR=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Logf("listing the test's daemons: %v", err)
+		return
+	}
+	var list []struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Logf("listing the test's daemons: %v", err)
+		return
+	}
+	for _, s := range list {
+		if s.PID > 0 {
+			_ = syscall.Kill(s.PID, syscall.SIGKILL)
+		}
 	}
 }

@@ -100,7 +100,14 @@ func (tm *Tmux) SendKey(names ...string) {
 // trailing spaces removed.
 func (tm *Tmux) Screen() []string {
 	tm.t.Helper()
-	out, err := tm.run("capture-pane", "-p")
+	return tm.capture("-p")
+}
+
+// capture runs capture-pane with args and returns its rows, trailing
+// spaces removed.
+func (tm *Tmux) capture(args ...string) []string {
+	tm.t.Helper()
+	out, err := tm.run(append([]string{"capture-pane"}, args...)...)
 	if err != nil {
 		tm.t.Fatalf("tmux capture-pane: %v", err)
 	}
@@ -115,15 +122,7 @@ func (tm *Tmux) Screen() []string {
 // string per row, trailing spaces removed (capture-pane -S -).
 func (tm *Tmux) History() []string {
 	tm.t.Helper()
-	out, err := tm.run("capture-pane", "-p", "-S", "-")
-	if err != nil {
-		tm.t.Fatalf("tmux capture-pane: %v", err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return lines
+	return tm.capture("-p", "-S", "-")
 }
 
 // Resize changes the window size.

@@ -142,7 +142,7 @@ func (s *server) attach(from string, now time.Time) (gcrypto.Key, error) {
 		old.SetNotice(now, "session taken over from "+from)
 		s.oldTr, s.oldUntil = old, now.Add(takenOverLinger)
 	}
-	s.tr, s.attachedAt = tr, now
+	s.tr = tr
 	s.logf("Session taken over from %s.", from)
 	s.newClient(now)
 	return key, nil

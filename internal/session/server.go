@@ -197,7 +197,7 @@ type server struct {
 	// to tell it so (control.go).
 	oldTr      *ssp.Transport[*vt.Complete, *vt.UserStream]
 	oldUntil   time.Time
-	attachedAt time.Time // when the session was last taken over
+	attachedAt time.Time // when a new client last took the session (over, or resumed it)
 
 	// Inputs to run:
 	conn      *ssp.Conn
