@@ -55,6 +55,11 @@ func waitHistory(t *testing.T, tm *e2etest.Tmux, timeout time.Duration, from, to
 			return
 		}
 		if time.Now().After(deadline) {
+			for i := 1; i < len(nums); i++ {
+				if nums[i] != nums[i-1]+1 {
+					t.Logf("order breaks at %d: %v", i, nums[max(0, i-3):min(len(nums), i+3)])
+				}
+			}
 			t.Fatalf("scrollback: %s; %d markers, want %d", why, m, markers)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -179,8 +184,8 @@ func TestE2EScrollbackFullScreen(t *testing.T) {
 	}
 }
 
-// TestE2EScrollbackResize: the window changes size while seq runs; the
-// lines still arrive in order, each once.
+// TestE2EScrollbackResize: the window changes width while output runs;
+// the lines still arrive in order, each once.
 func TestE2EScrollbackResize(t *testing.T) {
 	t.Parallel()
 	_, relay, tm, _ := relayedSession(t)
@@ -192,6 +197,29 @@ func TestE2EScrollbackResize(t *testing.T) {
 	tm.Resize(70, 24)
 	seqDone(t, tm, 3000, 60*time.Second)
 	waitHistory(t, tm, 30*time.Second, 1, 3000, 0)
+}
+
+// TestE2EScrollbackHeight: the window grows and then shrinks between
+// outputs. tmux, like xterm, pulls rows back from its scrollback when it
+// grows and pushes rows into it when it shrinks; the client puts back
+// what the growth took and skips what the shrink pushed (the server
+// shrinks the same way, keeping the cursor's row), so the lines stay in
+// order, each once.
+func TestE2EScrollbackHeight(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Send("seq 1 3000\r")
+	seqDone(t, tm, 3000, 10*time.Second)
+	waitHistory(t, tm, 30*time.Second, 1, 3000, 0)
+	tm.Resize(80, 30)
+	time.Sleep(time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 3000, 0)
+	tm.Resize(80, 20)
+	time.Sleep(time.Second)
+	tm.Send("seq 3001 3100\r")
+	seqDone(t, tm, 3100, 10*time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 3100, 0)
 }
 
 // TestE2EScrollbackStockPeers: against stock mosh-server, gosh connect

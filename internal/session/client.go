@@ -173,9 +173,12 @@ type client struct {
 	rows      int
 	resetDone bool // deinit already ran
 
-	scrollSync bool   // the server sends scrollback lines (scrollback.go)
-	scrollPos  uint64 // the server state's scrollback lines taken
-	histNext   uint64 // the number of the next history line expected
+	scrollSync bool            // the server sends scrollback lines (scrollback.go)
+	scrollPos  uint64          // the server state's scrollback lines taken
+	histNext   uint64          // the number of the next history line expected
+	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
+	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
+	repush     []vt.ScrollLine // lines the terminal took back from its scrollback (a resize), to put back
 
 	chans      *channels                // forwarded connections (channels.go)
 	chanPos    uint64                   // the server's channel messages taken
@@ -772,6 +775,7 @@ func (c *client) resized() {
 	if cols == c.cols && rows == c.rows {
 		return
 	}
+	c.termResized(c.rows, rows)
 	c.cols, c.rows = cols, rows
 	if !c.tr.ShutdownInProgress() {
 		c.tr.Current().PushResize(cols, rows)
@@ -816,8 +820,13 @@ func (c *client) paint(now time.Time, final bool) {
 		}
 	}
 	c.out = c.out[:0]
+	if w, h := frame.Size(); c.scrollSync && (w > c.cols || h > c.rows) {
+		// A frame larger than the terminal (the server has not resized
+		// yet) would scroll it, and so add rows to its scrollback.
+		frame.Resize(min(w, c.cols), min(h, c.rows))
+	}
 	if c.scrollSync {
-		if lines := c.scrollLines(c.tr.Remote()); len(lines) > 0 {
+		if lines := append(c.takeRepush(), c.scrollLines(c.tr.Remote())...); len(lines) > 0 {
 			shown := c.shown
 			if c.repaint {
 				shown = nil

@@ -62,10 +62,14 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 			out = append(out, vt.ScrollLine{Line: c.histNext, Text: marker, Width: len(marker)})
 		}
 		if l.Line >= c.histNext {
-			out = append(out, l)
 			c.histNext = l.Line + 1
+			if c.alreadyHas(l) {
+				continue
+			}
+			out = append(out, l)
 		}
 	}
+	c.remember(out)
 	c.scrollPos = remote.ScrollTotal()
 	remote.TrimScroll(c.scrollPos)
 	if len(out) > 0 && c.cfg.ScrollPushed != nil {
@@ -90,4 +94,67 @@ func (c *client) startScrollback() {
 	caps.KeepHistory = true
 	c.display = vt.NewDisplay(caps)
 	c.shown, c.repaint = nil, true
+}
+
+// recentLines is how many of the newest lines pushed into the terminal's
+// scrollback the client remembers, for a terminal that takes some back
+// when it grows: a screenful of the largest screen.
+const recentLines = vt.MaxRows
+
+// termResized accounts for what terminals (xterm, VTE, tmux, kitty) do
+// with their scrollback when their height changes, keeping the text at
+// the bottom: shrinking, they delete rows below the cursor and then push
+// rows from the top into the scrollback; growing, they pull rows back
+// from the scrollback onto the top of the screen. The client then
+// repaints the screen from the server's state, which keeps its rows at
+// the top (as Mosh's does): so the rows a shrink pushed are skipped when
+// the server sends them later, and the rows a growth pulled, which the
+// repaint erases, are pushed again.
+func (c *client) termResized(oldRows, newRows int) {
+	if !c.scrollSync || c.shown == nil || c.shown.Height() != oldRows {
+		return
+	}
+	switch _, y := c.shown.Cursor(); {
+	case newRows < oldRows:
+		for r := range max(0, y-newRows+1) {
+			row := c.shown.Row(r)
+			c.termHas = append(c.termHas, row.Text())
+			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
+		}
+	case newRows > oldRows:
+		p := min(newRows-oldRows, len(c.recent))
+		c.repush = append(c.repush, c.recent[len(c.recent)-p:]...)
+		c.recent = c.recent[:len(c.recent)-p]
+	}
+}
+
+// alreadyHas reports whether l is the next line the terminal put into its
+// scrollback itself; a line that is not ends the skipping.
+func (c *client) alreadyHas(l vt.ScrollLine) bool {
+	if len(c.termHas) == 0 {
+		return false
+	}
+	if l.Row(max(l.Width, 1)).Text() == c.termHas[0] {
+		c.termHas = c.termHas[1:]
+		return true
+	}
+	c.termHas = nil
+	return false
+}
+
+// remember notes lines that went into the terminal's scrollback.
+func (c *client) remember(lines []vt.ScrollLine) {
+	c.recent = append(c.recent, lines...)
+	if n := len(c.recent) - recentLines; n > 0 {
+		c.recent = append(c.recent[:0], c.recent[n:]...)
+	}
+}
+
+// takeRepush returns the lines to put back into the terminal's
+// scrollback, oldest first, and forgets them (they go to recent again).
+func (c *client) takeRepush() []vt.ScrollLine {
+	lines := c.repush
+	c.repush = nil
+	c.remember(lines)
+	return lines
 }

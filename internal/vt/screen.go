@@ -148,6 +148,9 @@ func (fb *Framebuffer) Resize(w, h int) {
 	if w == fb.w && h == fb.h {
 		return
 	}
+	if h < fb.h && fb.hist != nil && !fb.modes.AltScreen {
+		fb.keepCursorRow(h)
+	}
 	fb.rows = fb.resizeRows(fb.rows, w, h)
 	if fb.mainRows != nil {
 		fb.mainRows = fb.resizeRows(fb.mainRows, w, h)
@@ -163,6 +166,24 @@ func (fb *Framebuffer) Resize(w, h int) {
 	}
 	fb.saved.x, fb.saved.y = min(fb.saved.x, w-1), min(fb.saved.y, h-1)
 	fb.altSaved.x, fb.altSaved.y = min(fb.altSaved.x, w-1), min(fb.altSaved.y, h-1)
+}
+
+// keepCursorRow prepares a shrink to h rows of a screen that keeps a
+// history (a gosh server's, for native scrollback) as xterm and tmux do:
+// the rows below the cursor go first, then rows leave the top for the
+// history, so that the cursor's row stays on the screen. The terminal
+// showing the screen does the same with its own rows when it shrinks, and
+// the client skips the lines it already has (section 12.3).
+func (fb *Framebuffer) keepCursorRow(h int) {
+	r := (fb.h - h) - (fb.h - 1 - fb.y) // rows that must leave the top
+	if r <= 0 {
+		return
+	}
+	fb.top, fb.bottom = 0, fb.h-1 // Resize resets the region anyway
+	fb.recordScroll(r)
+	fb.scrollUp(0, fb.h-1, r)
+	fb.y -= r
+	fb.saved.y = max(0, fb.saved.y-r)
 }
 
 func (fb *Framebuffer) resizeRows(rows []*Row, w, h int) []*Row {

@@ -147,7 +147,6 @@ type History struct {
 	head     int
 	first    uint64 // the number of lines[head]
 	bytes    int
-	disp     *Display
 	onRecord func()
 }
 
@@ -161,8 +160,7 @@ const historyBytesPerLine = 256
 // NewHistory returns an empty history of at most maxLines lines.
 func NewHistory(maxLines int) *History {
 	maxLines = max(maxLines, 0)
-	return &History{max: maxLines, maxBytes: maxLines * historyBytesPerLine,
-		disp: NewDisplay(WireDisplayCaps(CapStyles))}
+	return &History{max: maxLines, maxBytes: maxLines * historyBytesPerLine}
 }
 
 // Total returns the number of lines ever recorded (the number the next
@@ -188,7 +186,7 @@ func (h *History) record(r *Row, w int) {
 	if h.max == 0 {
 		return
 	}
-	text := h.disp.appendLine(nil, r)
+	text := lineDisplay.appendLine(nil, r)
 	h.lines = append(h.lines, ScrollLine{Line: h.Total(), Text: text, Width: w, Wrapped: r.wrap})
 	h.bytes += len(text)
 	for len(h.lines)-h.head > h.max || (h.bytes > h.maxBytes && len(h.lines)-h.head > 1) {
@@ -322,4 +320,13 @@ func (h *History) Texts() []string {
 		out = append(out, l.Row(max(l.Width, 1)).Text())
 	}
 	return out
+}
+
+// lineDisplay renders rows as scrollback lines, with every gosh style.
+var lineDisplay = NewDisplay(WireDisplayCaps(CapStyles))
+
+// LineOf returns row r as a scrollback line (see [ScrollLine.Text]),
+// numbered n.
+func LineOf(r *Row, n uint64) ScrollLine {
+	return ScrollLine{Line: n, Text: lineDisplay.appendLine(nil, r), Width: len(r.cells), Wrapped: r.wrap}
 }

@@ -205,3 +205,46 @@ func dump(fb *vt.Framebuffer) string {
 	fmt.Fprintf(&b, "cursor %d,%d", x, y)
 	return b.String()
 }
+
+// TestHistoryShrinkKeepsCursorRow: a screen with a history shrinks as
+// xterm and tmux do (rows below the cursor first, then rows leave the
+// top for the history, keeping the cursor's row); without a history it
+// keeps Mosh's rule (rows go from the bottom).
+func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
+	c := vt.NewComplete(10, 6)
+	c.EnableHistory(100)
+	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
+	c.Resize(10, 3)
+	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+		t.Errorf("history %q, want 1,2,3", got)
+	}
+	if got := strings.Join(rowTexts(c.Framebuffer()), ","); got != "4,5,$" {
+		t.Errorf("screen %q, want 4,5,$", got)
+	}
+	if x, y := c.Framebuffer().Cursor(); x != 2 || y != 2 {
+		t.Errorf("cursor %d,%d, want 2,2", x, y)
+	}
+	// Rows below the cursor go first.
+	c2 := vt.NewComplete(10, 6)
+	c2.EnableHistory(100)
+	c2.Feed([]byte("a\r\nb\r\n$ "), nil) // cursor on row 2
+	c2.Resize(10, 4)
+	if n := c2.History().Total(); n != 0 {
+		t.Errorf("%d lines left the top, want none", n)
+	}
+	// No history (a client's copy): Mosh's rule.
+	c3 := vt.NewComplete(10, 6)
+	c3.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil)
+	c3.Resize(10, 3)
+	if got := strings.Join(rowTexts(c3.Framebuffer()), ","); got != "1,2,3" {
+		t.Errorf("screen without history %q, want 1,2,3", got)
+	}
+}
+
+func rowTexts(fb *vt.Framebuffer) []string {
+	var out []string
+	for y := range fb.Height() {
+		out = append(out, strings.TrimRight(fb.Row(y).Text(), " "))
+	}
+	return out
+}
