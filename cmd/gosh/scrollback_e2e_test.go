@@ -222,6 +222,51 @@ func TestE2EScrollbackHeight(t *testing.T) {
 	waitHistory(t, tm, 10*time.Second, 1, 3100, 0)
 }
 
+// TestE2EScrollbackHeightSteps: the window changes height twice at once,
+// then is dragged in 10 ms steps; tmux moves rows at each step but tells
+// the client only now and then, so the client asks tmux where its cursor
+// is before each paint. Without that (the rule alone, by the sizes the
+// client heard of) the same steps left 6 to 10 lines twice.
+func TestE2EScrollbackHeightSteps(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Send("seq 1 3000\r")
+	seqDone(t, tm, 3000, 10*time.Second)
+	waitHistory(t, tm, 30*time.Second, 1, 3000, 0)
+	tm.Resize(80, 30)
+	tm.Resize(80, 20)
+	time.Sleep(time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 3000, 0)
+	for r := 20; r <= 34; r++ {
+		tm.Resize(80, r)
+		time.Sleep(10 * time.Millisecond)
+	}
+	for r := 34; r >= 16; r-- {
+		tm.Resize(80, r)
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	tm.Send("seq 3001 3100\r")
+	seqDone(t, tm, 3100, 10*time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 3100, 0)
+}
+
+// TestE2EScrollbackHeightDuringOutput: the height changes while a loop
+// prints a line every half millisecond or so.
+func TestE2EScrollbackHeightDuringOutput(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Send("for i in $(seq 1 4000); do echo $i; sleep 0.0005; done\r")
+	for _, r := range []int{30, 20, 26, 18, 24} {
+		time.Sleep(700 * time.Millisecond)
+		tm.Resize(80, r)
+	}
+	seqDone(t, tm, 4000, 60*time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 4000, 0)
+}
+
 // TestE2EScrollbackStockPeers: against stock mosh-server, gosh connect
 // keeps Mosh's behaviour (the alternate screen: nothing in scrollback),
 // and stock mosh-client against gosh server too.

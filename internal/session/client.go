@@ -165,6 +165,7 @@ type client struct {
 	notify    *notifier
 	escape    escapeFilter
 	out       []byte
+	scratch   []byte // a paint not written (resize.go)
 	keys      []byte // typed input waiting for room in the window
 	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
@@ -179,6 +180,7 @@ type client struct {
 	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
 	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
 	repush     []vt.ScrollLine // lines the terminal took back from its scrollback (a resize), to put back
+	fenced     paintFence      // the terminal's answer before the last paint (resize.go)
 
 	chans      *channels                // forwarded connections (channels.go)
 	chanPos    uint64                   // the server's channel messages taken
@@ -411,7 +413,7 @@ func (c *client) run(ctx context.Context) error {
 func (c *client) signal(now time.Time, s Signal) {
 	switch s {
 	case SignalResize:
-		c.resized()
+		c.resized(now)
 	case SignalContinue:
 		c.resume()
 	case SignalNetworkChange:
@@ -511,6 +513,9 @@ func (c *client) deadline(now time.Time) wake {
 	w.add(c.notify.NextDeadline(now))
 	w.add(c.predict.NextDeadline())
 	w.add(c.fb.deadline(now))
+	if c.fenced.pending {
+		w.add(c.fenced.deadline)
+	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
 	}
@@ -704,6 +709,9 @@ func (c *client) receiveQueued() {
 
 // typed handles bytes from the user's terminal.
 func (c *client) typed(now time.Time, b []byte) {
+	if b = c.takeReports(b); len(b) == 0 {
+		return
+	}
 	if c.tr.ShutdownInProgress() {
 		return
 	}
@@ -770,12 +778,14 @@ func (c *client) quit(now time.Time, why string) {
 }
 
 // resized sends the new window size.
-func (c *client) resized() {
+func (c *client) resized(now time.Time) {
 	cols, rows := c.term.Size()
 	if cols == c.cols && rows == c.rows {
 		return
 	}
-	c.termResized(c.rows, rows)
+	if c.scrollSync && c.fenced.mute {
+		c.shown = c.termResized(c.shown, c.rows, rows)
+	}
 	c.cols, c.rows = cols, rows
 	if !c.tr.ShutdownInProgress() {
 		c.tr.Current().PushResize(cols, rows)
@@ -805,6 +815,14 @@ func (c *client) resume() {
 // notification bar on the user's terminal. final drops the overlays, for
 // the last frame.
 func (c *client) paint(now time.Time, final bool) {
+	if c.fenceWait(now) && !final {
+		return
+	}
+	if c.scrollSync && !final {
+		// A resize whose signal is still on its way: a frame painted at
+		// the old size would be cut or scroll.
+		c.resized(now)
+	}
 	remote := c.tr.Remote().Framebuffer()
 	frame := remote.Clone()
 	if !final {
@@ -818,13 +836,12 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
+		if c.askFirst(now, frame) {
+			return
+		}
 	}
 	c.out = c.out[:0]
-	if w, h := frame.Size(); c.scrollSync && (w > c.cols || h > c.rows) {
-		// A frame larger than the terminal (the server has not resized
-		// yet) would scroll it, and so add rows to its scrollback.
-		frame.Resize(min(w, c.cols), min(h, c.rows))
-	}
+	before := c.shown
 	if c.scrollSync {
 		if lines := append(c.takeRepush(), c.scrollLines(c.tr.Remote())...); len(lines) > 0 {
 			shown := c.shown
@@ -834,11 +851,16 @@ func (c *client) paint(now time.Time, final bool) {
 			c.out, c.shown = c.display.PushLines(c.out, shown, c.cols, c.rows, lines)
 			c.repaint = false
 		}
+		c.fitFrame(frame)
 	}
 	initialized := !c.repaint && c.shown != nil
 	c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
 	if len(c.out) > 0 {
+		if !final {
+			c.fence(now, before)
+		}
 		c.write(c.out)
+		c.fenced.valid = false
 	}
 	c.shown, c.repaint = frame, false
 }

@@ -101,42 +101,100 @@ func (c *client) startScrollback() {
 // when it grows: a screenful of the largest screen.
 const recentLines = vt.MaxRows
 
-// termResized accounts for what terminals (xterm, VTE, tmux, kitty) do
-// with their scrollback when their height changes, keeping the text at
-// the bottom: shrinking, they delete rows below the cursor and then push
-// rows from the top into the scrollback; growing, they pull rows back
-// from the scrollback onto the top of the screen. The client then
-// repaints the screen from the server's state, which keeps its rows at
-// the top (as Mosh's does): so the rows a shrink pushed are skipped when
-// the server sends them later, and the rows a growth pulled, which the
-// repaint erases, are pushed again.
-func (c *client) termResized(oldRows, newRows int) {
-	if !c.scrollSync || c.shown == nil || c.shown.Height() != oldRows {
-		return
+// termResized accounts, by the terminals' rule, for what a terminal
+// showing from (oldRows high) did with its scrollback when it changed to
+// newRows, and returns what it shows then (see termMoved): xterm, VTE,
+// tmux and kitty keep their text at the bottom, so shrinking they delete
+// rows below the cursor and then push rows from the top into the
+// scrollback, and growing they pull rows back from it onto the top of the
+// screen. The client uses the rule only for a terminal that does not
+// report its cursor; the others say how far the cursor's row moved
+// (resizeSync), which also covers several changes in a row.
+func (c *client) termResized(from *vt.Framebuffer, oldRows, newRows int) *vt.Framebuffer {
+	if from == nil || from.Height() != oldRows {
+		return from
 	}
-	switch _, y := c.shown.Cursor(); {
+	switch _, y := from.Cursor(); {
 	case newRows < oldRows:
-		for r := range max(0, y-newRows+1) {
-			row := c.shown.Row(r)
+		return c.termMoved(from, -max(0, y-newRows+1))
+	case newRows > oldRows:
+		return c.termMoved(from, newRows-oldRows)
+	}
+	return from
+}
+
+// termMoved accounts for a terminal that showed from and whose cursor's
+// row then moved by delta as it resized: delta < 0 rows went from the top
+// of the screen into its scrollback, delta > 0 lines came back from the
+// scrollback onto the top of the screen. It returns what the terminal
+// shows then, at its size now, as far as the client knows, for the next
+// resize before the repaint.
+//
+// The client repaints the screen from the server's state, which keeps its
+// rows at the top (as Mosh's does): so the rows a shrink pushed are left
+// out of the frames and skipped when the server sends them later (it
+// shrinks the same way), and the lines a growth pulled, which the repaint
+// erases, are pushed again. Until the repaint, those lines are on the top
+// rows of what the terminal shows, in the order of c.repush.
+func (c *client) termMoved(from *vt.Framebuffer, delta int) *vt.Framebuffer {
+	shown := from.Clone()
+	cols, rows := c.term.Size()
+	defer shown.Resize(cols, rows)
+	switch {
+	case delta < 0:
+		k := min(-delta, from.Height())
+		back := min(k, len(c.repush)) // pulled lines pushed back
+		c.remember(c.repush[:back])
+		c.repush = c.repush[back:]
+		for r := back; r < k; r++ {
+			row := from.Row(r)
 			c.termHas = append(c.termHas, row.Text())
 			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 		}
-	case newRows > oldRows:
-		p := min(newRows-oldRows, len(c.recent))
-		c.repush = append(c.repush, c.recent[len(c.recent)-p:]...)
+		shown.DropTop(k)
+	case delta > 0:
+		p := min(delta, len(c.recent))
+		pulled := c.recent[len(c.recent)-p:]
+		c.repush = append(append([]vt.ScrollLine(nil), pulled...), c.repush...) // older than those pulled before
 		c.recent = c.recent[:len(c.recent)-p]
+		shown.Resize(shown.Width(), max(shown.Height(), rows)) // the cursor moves down within it
+		shown.InsertTop(make([]vt.ScrollLine, delta-p))        // lines the client does not know
+		shown.InsertTop(pulled)
+	}
+	return shown
+}
+
+// fitFrame makes a server screen show on the terminal as the terminal
+// holds it after a resize the server has not caught up with: without the
+// top rows the terminal moved into its scrollback (the lines still to be
+// skipped), and at the terminal's size, a shrink keeping the cursor's row
+// as terminals do. A frame larger than the terminal would scroll it, and
+// so add rows to its scrollback.
+func (c *client) fitFrame(frame *vt.Framebuffer) {
+	k := 0
+	for k < len(c.termHas) && k < frame.Height()-1 && frame.Row(k).Text() == c.termHas[k] {
+		k++
+	}
+	frame.DropTop(k)
+	if w, h := frame.Size(); w != c.cols || h != c.rows {
+		frame.ResizeKeepingCursor(c.cols, c.rows)
 	}
 }
 
-// alreadyHas reports whether l is the next line the terminal put into its
-// scrollback itself; a line that is not ends the skipping.
+// alreadyHas reports whether l is a line the terminal put into its
+// scrollback itself, next in order: the lines before it in c.termHas are
+// forgotten (a resize the client learnt of only after it painted). A line
+// that is none of them ends the skipping.
 func (c *client) alreadyHas(l vt.ScrollLine) bool {
 	if len(c.termHas) == 0 {
 		return false
 	}
-	if l.Row(max(l.Width, 1)).Text() == c.termHas[0] {
-		c.termHas = c.termHas[1:]
-		return true
+	text := l.Row(max(l.Width, 1)).Text()
+	for i, t := range c.termHas {
+		if t == text {
+			c.termHas = c.termHas[i+1:]
+			return true
+		}
 	}
 	c.termHas = nil
 	return false

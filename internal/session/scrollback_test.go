@@ -31,6 +31,11 @@ func numbersSeen(lines []string) (nums []int, markers int) {
 // wantRun checks that nums is exactly from..to.
 func wantRun(t *testing.T, nums []int, from, to int) {
 	t.Helper()
+	for i := 1; i < len(nums); i++ {
+		if nums[i] != nums[i-1]+1 {
+			t.Logf("order breaks at %d: %v", i, nums[max(0, i-3):min(len(nums), i+3)])
+		}
+	}
 	if len(nums) != to-from+1 {
 		t.Fatalf("%d numbers, want %d..%d (%d): first %v, last %v", len(nums), from, to, to-from+1, nums[:min(5, len(nums))], nums[max(0, len(nums)-5):])
 	}
@@ -133,4 +138,72 @@ func TestScrollbackDisabled(t *testing.T) {
 			t.Fatalf("%d lines in the scrollback with the history off", len(sb))
 		}
 	})
+}
+
+// TestScrollbackResizes: the terminal changes height as xterm and tmux
+// do (rows go into its scrollback when it shrinks, come back when it
+// grows), sometimes several times before the client hears of it, as a
+// dragged window does; the lines stay in order in its scrollback, each
+// once, whether output is running or not. A terminal that does not report
+// its cursor gets the same for one change at a time.
+func TestScrollbackResizes(t *testing.T) {
+	steps := [][]int{{40}, {46, 30}, {20}, {26, 18}, {34, 16, 24}, {25, 26, 27, 28}, {27, 22, 19}, {40}}
+	for _, tc := range []struct {
+		name   string
+		mute   bool
+		cmd    string
+		n      int
+		during bool // resize while the output runs
+		steps  [][]int
+	}{
+		{"between outputs", false, "seq", 3000, false, steps},
+		{"during output", false, "slowseq", 1500, true, steps},
+		{"mute terminal", true, "seq", 3000, false, [][]int{{30}, {20}, {26}, {18}, {24}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.quiet = !testing.Verbose()
+				if tc.mute {
+					r.term.Mute()
+				}
+				r.start()
+				r.waitScreen(ready, 2*time.Second)
+				r.term.Type(fmt.Sprintf("%s %d\r", tc.cmd, tc.n))
+				resize := func() {
+					for _, sizes := range tc.steps {
+						// An instant when nothing else runs: a resize
+						// in the moment between the terminal's answer
+						// and the paint is beyond what the client can
+						// know (see resize.go).
+						time.Sleep(500*time.Millisecond + time.Microsecond)
+						for _, rows := range sizes {
+							r.term.SetSize(80, rows)
+						}
+						r.cliSig <- session.SignalResize
+					}
+				}
+				if tc.during {
+					resize()
+				}
+				end := fmt.Sprintf("%d\ngosh$", tc.n)
+				r.waitFor("the prompt after seq", 60*time.Second, func() bool {
+					return strings.Contains(strings.Join(r.term.Screen(), "\n"), end)
+				})
+				if !tc.during {
+					r.waitFor("the scrollback", 30*time.Second, func() bool {
+						nums, _ := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
+						return len(nums) >= tc.n
+					})
+					resize()
+				}
+				time.Sleep(5 * time.Second)
+				nums, markers := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
+				if markers != 0 {
+					t.Errorf("%d skipped-lines markers", markers)
+				}
+				wantRun(t, nums, 1, tc.n)
+			})
+		})
+	}
 }

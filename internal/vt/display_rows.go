@@ -232,13 +232,17 @@ func (f *frame) silentMove(x, y int) {
 	f.move(x, y)
 }
 
-// move positions the cursor with the cheapest of CR/LF, BS and CUP.
+// move positions the cursor with the cheapest of CR/LF, BS and CUP. A
+// display that keeps the terminal's scrollback moves down without line
+// feeds: should the terminal be smaller than the frame (resized as it is
+// painted), a line feed on its last row would scroll a row into its
+// scrollback.
 func (f *frame) move(x, y int) {
 	f.contRow = -1
 	switch {
 	case f.colKnown && f.rowKnown && f.x == x && f.y == y:
 		return
-	case f.rowKnown && x == 0 && y >= f.y && y-f.y < 5:
+	case f.rowKnown && x == 0 && y >= f.y && y-f.y < 5 && !f.d.caps.KeepHistory:
 		if !f.colKnown || f.x != 0 {
 			f.out = append(f.out, '\r')
 		}

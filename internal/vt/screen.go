@@ -168,6 +168,52 @@ func (fb *Framebuffer) Resize(w, h int) {
 	fb.altSaved.x, fb.altSaved.y = min(fb.altSaved.x, w-1), min(fb.altSaved.y, h-1)
 }
 
+// ResizeKeepingCursor is [Framebuffer.Resize], except that a primary
+// screen shrinks as one with a history does (and as terminals do): rows
+// below the cursor go first, then rows leave the top, so that the
+// cursor's row stays. Nothing is recorded. A client shows with it a
+// server screen that has not shrunk yet as it will be once it has.
+func (fb *Framebuffer) ResizeKeepingCursor(w, h int) {
+	if _, h = clampSize(w, h); h < fb.h && !fb.modes.AltScreen {
+		fb.keepCursorRow(h)
+	}
+	fb.Resize(w, h)
+}
+
+// DropTop removes the top n rows: the rows below move up, blank rows enter
+// at the bottom, and the cursor moves up with its text (to the top row at
+// most). Nothing is recorded. A client shows with it a server screen
+// whose top rows the user's terminal already moved into its scrollback.
+func (fb *Framebuffer) DropTop(n int) {
+	if n = min(n, fb.h); n <= 0 {
+		return
+	}
+	fb.scrollUp(0, fb.h-1, n)
+	fb.y = max(0, fb.y-n)
+	fb.saved.y = max(0, fb.saved.y-n)
+	fb.wrapNext = false
+}
+
+// InsertTop puts lines on the top rows, oldest first: the rows below move
+// down, the bottom ones leave, and the cursor moves down with its text (to
+// the bottom row at most). Nothing is recorded. A client models with it a
+// terminal that grew and took lines back from its scrollback.
+func (fb *Framebuffer) InsertTop(lines []ScrollLine) {
+	n := min(len(lines), fb.h)
+	if n == 0 {
+		return
+	}
+	fb.scrollDown(0, fb.h-1, n)
+	for i, l := range lines[len(lines)-n:] {
+		r := l.Row(fb.w)
+		r.owner = fb.owner
+		fb.rows[i] = r
+	}
+	fb.y = min(fb.h-1, fb.y+n)
+	fb.saved.y = min(fb.h-1, fb.saved.y+n)
+	fb.wrapNext = false
+}
+
 // keepCursorRow prepares a shrink to h rows of a screen that keeps a
 // history (a gosh server's, for native scrollback) as xterm and tmux do:
 // the rows below the cursor go first, then rows leave the top for the

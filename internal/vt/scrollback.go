@@ -286,8 +286,11 @@ func (d *Display) PushLines(dst []byte, shown *Framebuffer, w, h int, lines []Sc
 			t.rows[i] = r
 		}
 		dst = d.NewFrame(dst, init, shown, t)
+		// The last row by clamping: should the terminal have grown as
+		// this is written, a line feed above its last row would not
+		// scroll.
 		dst = append(dst, "\x1b[0m\x1b[r\x1b["...)
-		dst = appendUint(dst, t.h)
+		dst = appendUint(dst, max(t.h, 999))
 		dst = append(dst, ";1H"...)
 		for range k {
 			dst = append(dst, '\n')

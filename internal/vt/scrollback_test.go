@@ -248,3 +248,35 @@ func rowTexts(fb *vt.Framebuffer) []string {
 	}
 	return out
 }
+
+// TestClientModelMoves: the moves a client makes on its copies of a
+// screen to model what the user's terminal did when it resized.
+func TestClientModelMoves(t *testing.T) {
+	screen := func() *vt.Framebuffer {
+		c := vt.NewComplete(10, 6)
+		c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
+		return c.Framebuffer().Clone()
+	}
+	fb := screen()
+	fb.ResizeKeepingCursor(10, 3) // as a terminal shrinks: the cursor's row stays
+	if got := strings.Join(rowTexts(fb), ","); got != "4,5,$" {
+		t.Errorf("ResizeKeepingCursor: %q, want 4,5,$", got)
+	}
+	fb = screen()
+	fb.DropTop(2)
+	if got, _ := strings.CutSuffix(strings.Join(rowTexts(fb), ","), ",,"); got != "3,4,5,$" {
+		t.Errorf("DropTop: %q, want 3,4,5,$ and blank rows", strings.Join(rowTexts(fb), ","))
+	}
+	if _, y := fb.Cursor(); y != 3 {
+		t.Errorf("DropTop: cursor on row %d, want 3", y)
+	}
+	fb = screen()
+	fb.Resize(10, 8)
+	fb.InsertTop([]vt.ScrollLine{vt.LineOf(screen().Row(0), 0), vt.LineOf(screen().Row(1), 0)})
+	if got := strings.Join(rowTexts(fb), ","); got != "1,2,1,2,3,4,5,$" {
+		t.Errorf("InsertTop: %q, want 1,2,1,2,3,4,5,$", got)
+	}
+	if _, y := fb.Cursor(); y != 7 {
+		t.Errorf("InsertTop: cursor on row %d, want 7", y)
+	}
+}

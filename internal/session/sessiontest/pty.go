@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // PTY is an in-memory pseudo-terminal (session.PTY) with a scripted shell
@@ -217,6 +218,14 @@ func (p *PTY) command(line string) (cat, ok bool) {
 			fmt.Fprintf(&b, "%d\r\n", i)
 		}
 		out = b.String()
+	case "slowseq": // seq, a line every 5 ms
+		n, _ := strconv.Atoi(arg)
+		for i := 1; i <= n; i++ {
+			if !p.print(fmt.Sprintf("%d\r\n", i)) {
+				return false, false
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	case "cat":
 		p.mu.Lock()
 		p.cat.Reset()

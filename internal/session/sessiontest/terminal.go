@@ -1,8 +1,10 @@
 package sessiontest
 
 import (
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -11,21 +13,30 @@ import (
 // for concurrent use: the client paints from its loop while the test types
 // and reads the screen.
 type Terminal struct {
-	input chan []byte
+	input   chan []byte
+	gone    chan struct{}  // closed by Hangup
+	answers sync.WaitGroup // answers on their way to the input
 
 	mu        sync.Mutex // guards following
 	emu       *vt.Emulator
 	hist      *vt.History
+	sb        []vt.ScrollLine // the scrollback: hist's lines, less those a growth took back
+	seen      uint64          // hist's lines in sb
 	cols      int
 	rows      int
 	raw       bool
 	suspended int
 	written   int
+	mute      bool // answers no queries
+	hungUp    bool
 }
+
+// answerWait bounds how long an answer waits for the client to read it.
+const answerWait = time.Minute
 
 // NewTerminal returns a cols×rows terminal in cooked mode.
 func NewTerminal(cols, rows int) *Terminal {
-	t := &Terminal{input: make(chan []byte), emu: vt.NewEmulator(cols, rows), cols: cols, rows: rows}
+	t := &Terminal{input: make(chan []byte), gone: make(chan struct{}), emu: vt.NewEmulator(cols, rows), cols: cols, rows: rows}
 	t.hist = t.emu.EnableHistory(1 << 20)
 	return t
 }
@@ -36,7 +47,21 @@ func NewTerminal(cols, rows int) *Terminal {
 func (t *Terminal) Scrollback() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.hist.Texts()
+	t.syncScrollback()
+	out := make([]string, len(t.sb))
+	for i, l := range t.sb {
+		out[i] = strings.TrimRight(l.Row(max(l.Width, 1)).Text(), " ")
+	}
+	return out
+}
+
+// syncScrollback adds to sb the lines the emulator recorded since.
+func (t *Terminal) syncScrollback() {
+	for ; t.seen < t.hist.Total(); t.seen++ {
+		if l, ok := t.hist.Line(t.seen); ok {
+			t.sb = append(t.sb, l)
+		}
+	}
 }
 
 // Type sends s as one read's worth of typed bytes; it blocks until the
@@ -44,15 +69,43 @@ func (t *Terminal) Scrollback() []string {
 func (t *Terminal) Type(s string) { t.input <- []byte(s) }
 
 // Hangup closes the input, as when the terminal goes away.
-func (t *Terminal) Hangup() { close(t.input) }
+func (t *Terminal) Hangup() {
+	t.mu.Lock()
+	t.hungUp = true
+	t.mu.Unlock()
+	close(t.gone)
+	t.answers.Wait()
+	close(t.input)
+}
 
-// SetSize changes the window size; the test then sends the client
-// session.SignalResize, as the kernel would send SIGWINCH.
+// SetSize changes the window size as xterm and tmux do, keeping the text
+// at the bottom: shrinking, rows below the cursor go and then rows leave
+// the top for the scrollback; growing, lines come back from the
+// scrollback onto the top. The test then sends the client
+// session.SignalResize, as the kernel would send SIGWINCH; a test that
+// changes the size several times before it does stands for a window
+// dragged faster than the client hears of it.
 func (t *Terminal) SetSize(cols, rows int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.syncScrollback()
+	old := t.rows
 	t.cols, t.rows = cols, rows
 	t.emu.Resize(cols, rows)
+	t.syncScrollback()
+	p := min(rows-old, len(t.sb))
+	if p <= 0 || t.emu.Framebuffer().Modes().AltScreen {
+		return
+	}
+	pulled := t.sb[len(t.sb)-p:]
+	t.sb = t.sb[:len(t.sb)-p]
+	b := fmt.Appendf(nil, "\x1b7\x1b[H\x1b[%dL", p) // rows move down
+	for i, l := range pulled {
+		b = fmt.Appendf(b, "\x1b[%d;1H\x1b[0m", i+1)
+		b = append(b, l.Text...)
+	}
+	b = fmt.Appendf(b, "\x1b8\x1b[%dB", p) // the cursor moves with its text
+	t.emu.Feed(b, nil)
 }
 
 // Screen returns the rendered rows, trailing blanks removed.
@@ -98,12 +151,31 @@ func (t *Terminal) Written() int {
 	return t.written
 }
 
-// Write renders p.
+// Mute makes the terminal answer no queries, as a few do not.
+func (t *Terminal) Mute() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.mute = true
+}
+
+// Write renders p. Queries in it (the cursor position, DSR 6) are
+// answered on the input, after what was typed before, as a terminal does.
 func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.emu.Feed(p, nil)
+	reply := t.emu.Feed(p, nil)
 	t.written += len(p)
+	if len(reply) > 0 && !t.mute && !t.hungUp {
+		t.answers.Add(1)
+		go func() {
+			defer t.answers.Done()
+			select {
+			case t.input <- reply:
+			case <-t.gone:
+			case <-time.After(answerWait): // the client is gone
+			}
+		}()
+	}
 	return len(p), nil
 }
 
