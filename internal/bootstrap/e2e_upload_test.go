@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/buildinfo"
 )
@@ -115,6 +116,14 @@ func newUploadFixturePATH(t testing.TB, path string) *uploadFixture {
 		}
 	}
 	f := &uploadFixture{h: newTestHome(t), remoteHome: t.TempDir(), fakeBin: t.TempDir(), gosh: buildGosh(t)}
+	t.Cleanup(func() {
+		// Runs before the temporary directory's own removal: the remote
+		// side's processes (a relay, a server) end when their SSH session
+		// does, and may still write into their home for a moment.
+		for end := time.Now().Add(10 * time.Second); os.RemoveAll(f.remoteHome) != nil && time.Now().Before(end); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	f.cache = filepath.Join(filepath.Dir(f.gosh), "binary-cache")
 	f.s = startSSHD(t, sshdOptions{authorized: []string{f.h.key + ".pub"}, remoteHome: f.remoteHome,
 		path: f.fakeBin + ":" + path})

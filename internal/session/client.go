@@ -842,14 +842,17 @@ func (c *client) paint(now time.Time, final bool) {
 	}
 	c.out = c.out[:0]
 	before := c.shown
+	c.fenced.fed = nil
 	if c.scrollSync {
 		if lines := append(c.takeRepush(), c.scrollLines(c.tr.Remote())...); len(lines) > 0 {
 			shown := c.shown
 			if c.repaint {
 				shown = nil
 			}
+			n := len(c.out)
 			c.out, c.shown = c.display.PushLines(c.out, shown, c.cols, c.rows, lines)
 			c.repaint = false
+			c.fenced.noteFeeds(c.out[n:], lines, c.rows)
 		}
 		c.fitFrame(frame)
 	}

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -38,6 +41,7 @@ type paintFence struct {
 	cpr      cprFilter
 	pending  bool            // a query is unanswered
 	painted  bool            // a paint followed it
+	fed      []vt.ScrollLine // the paint's lines, pushed by line feeds alone (noteFeeds)
 	valid    bool            // answered, and nothing painted since
 	from     *vt.Framebuffer // what the terminal showed when it was asked
 	deadline time.Time
@@ -124,13 +128,51 @@ func (c *client) takeReports(b []byte) []byte {
 	return keys
 }
 
+// noteFeeds notes the lines a paint pushes (out: PushLines's bytes for
+// them) if it pushes them with line feeds alone, the terminal's top rows
+// showing them already, as while output scrolls: should the terminal have
+// moved its rows just before, the line feeds push whatever its top rows
+// show then, and termMovedUnder knows which lines those are.
+func (f *paintFence) noteFeeds(out []byte, lines []vt.ScrollLine, rows int) {
+	feeds := fmt.Sprintf("\x1b[0m\x1b[r\x1b[%d;1H%s", max(rows, 999), strings.Repeat("\n", len(lines)))
+	if len(lines) <= rows && string(out) == feeds {
+		f.fed = lines
+	}
+}
+
 // termMovedUnder accounts for a terminal that moved its rows by delta
 // just before the last paint, which then landed on rows the client did
 // not expect: it is drawn again from what the terminal shows now, which
 // is the paint, with the cursor where the terminal's size put it.
+//
+// The paint's line feeds pushed the terminal's top rows as they were
+// then. When they were meant to push lines already on those rows (fed),
+// the client knows what they pushed instead: after a shrink, the rows
+// below the ones the shrink pushed (the server will send them: they are
+// skipped); after a growth, the lines it had pulled back, and then the
+// paint's own lines, as many as the line feeds; the rest of them are
+// pushed again, in order.
 func (c *client) termMovedUnder(delta int) {
 	c.logf("the terminal resized under a paint: its rows moved by %d", delta)
-	c.termMoved(c.fenced.from, delta) // for the lines; the screen is the paint's
+	f := &c.fenced
+	fed := f.fed
+	switch {
+	case fed == nil:
+		c.termMoved(f.from, delta) // as well as can be known
+	case delta < 0:
+		for r := len(fed); r < min(len(fed)-delta, f.from.Height()); r++ {
+			row := f.from.Row(r)
+			c.termHas = append(c.termHas, row.Text())
+			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
+		}
+	default:
+		k := len(fed) // remembered last, after the pulled lines
+		p := min(delta, len(c.recent)-k)
+		base := len(c.recent) - k - p
+		seq := slices.Clone(c.recent[base:]) // the pulled lines, then the paint's
+		c.recent = append(c.recent[:base], seq[:k]...)
+		c.repush = append(seq[k:], c.repush...)
+	}
 	shown := c.shown.Clone()
 	cols, rows := c.term.Size()
 	shown.Resize(cols, rows)
