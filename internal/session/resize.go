@@ -1,9 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -42,6 +42,7 @@ type paintFence struct {
 	pending  bool            // a query is unanswered
 	painted  bool            // a paint followed it
 	fed      []vt.ScrollLine // the paint's lines, pushed by line feeds alone (noteFeeds)
+	head     []byte          // noteFeeds's scratch
 	valid    bool            // answered, and nothing painted since
 	from     *vt.Framebuffer // what the terminal showed when it was asked
 	deadline time.Time
@@ -134,8 +135,10 @@ func (c *client) takeReports(b []byte) []byte {
 // moved its rows just before, the line feeds push whatever its top rows
 // show then, and termMovedUnder knows which lines those are.
 func (f *paintFence) noteFeeds(out []byte, lines []vt.ScrollLine, rows int) {
-	feeds := fmt.Sprintf("\x1b[0m\x1b[r\x1b[%d;1H%s", max(rows, 999), strings.Repeat("\n", len(lines)))
-	if len(lines) <= rows && string(out) == feeds {
+	head := fmt.Appendf(f.head[:0], "\x1b[0m\x1b[r\x1b[%d;1H", max(rows, 999))
+	f.head = head
+	feeds, ok := bytes.CutPrefix(out, head)
+	if ok && len(lines) <= rows && len(feeds) == len(lines) && bytes.Count(feeds, []byte{'\n'}) == len(feeds) {
 		f.fed = lines
 	}
 }
