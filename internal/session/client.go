@@ -842,7 +842,7 @@ func (c *client) paint(now time.Time, final bool) {
 	}
 	c.out = c.out[:0]
 	before := c.shown
-	c.fenced.fed = nil
+	c.fenced.fed, c.fenced.pushed = nil, 0
 	if c.scrollSync {
 		if lines := append(c.takeRepush(), c.scrollLines(c.tr.Remote())...); len(lines) > 0 {
 			shown := c.shown

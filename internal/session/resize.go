@@ -41,7 +41,8 @@ type paintFence struct {
 	cpr      cprFilter
 	pending  bool            // a query is unanswered
 	painted  bool            // a paint followed it
-	fed      []vt.ScrollLine // the paint's lines, pushed by line feeds alone (noteFeeds)
+	pushed   int             // how many lines the paint pushed
+	fed      []vt.ScrollLine // those lines, if pushed by line feeds alone (noteFeeds)
 	head     []byte          // noteFeeds's scratch
 	valid    bool            // answered, and nothing painted since
 	from     *vt.Framebuffer // what the terminal showed when it was asked
@@ -135,6 +136,7 @@ func (c *client) takeReports(b []byte) []byte {
 // moved its rows just before, the line feeds push whatever its top rows
 // show then, and termMovedUnder knows which lines those are.
 func (f *paintFence) noteFeeds(out []byte, lines []vt.ScrollLine, rows int) {
+	f.pushed = len(lines)
 	head := fmt.Appendf(f.head[:0], "\x1b[0m\x1b[r\x1b[%d;1H", max(rows, 999))
 	f.head = head
 	feeds, ok := bytes.CutPrefix(out, head)
@@ -160,6 +162,15 @@ func (c *client) termMovedUnder(delta int) {
 	f := &c.fenced
 	fed := f.fed
 	switch {
+	case fed == nil && delta > 0:
+		// The paint erased the lines pulled back (they were
+		// remembered before its own): they go back, after its lines.
+		k := f.pushed
+		p := min(delta, len(c.recent)-k)
+		base := len(c.recent) - k - p
+		pulled := slices.Clone(c.recent[base : base+p])
+		c.recent = append(c.recent[:base], c.recent[base+p:]...)
+		c.repush = append(pulled, c.repush...)
 	case fed == nil:
 		c.termMoved(f.from, delta) // as well as can be known
 	case delta < 0:
