@@ -162,30 +162,29 @@ func (c *client) termMovedUnder(delta int) {
 	f := &c.fenced
 	fed := f.fed
 	switch {
-	case fed == nil && delta > 0:
-		// The paint erased the lines pulled back (they were
-		// remembered before its own): they go back, after its lines.
+	case delta > 0:
+		// What the client remembers ends with the lines the terminal
+		// pulled back, then the paint's (k). Line feeds alone pushed the
+		// first k of them; a paint that drew its lines erased the pulled
+		// ones, which go back after its own.
 		k := f.pushed
 		p := min(delta, len(c.recent)-k)
 		base := len(c.recent) - k - p
-		pulled := slices.Clone(c.recent[base : base+p])
-		c.recent = append(c.recent[:base], c.recent[base+p:]...)
-		c.repush = append(pulled, c.repush...)
+		seq := slices.Clone(c.recent[base:])
+		kept, again := seq[:k], seq[k:]
+		if fed == nil {
+			kept, again = seq[p:], seq[:p]
+		}
+		c.recent = append(c.recent[:base], kept...)
+		c.repush = append(again, c.repush...)
 	case fed == nil:
 		c.termMoved(f.from, delta) // as well as can be known
-	case delta < 0:
+	default:
 		for r := len(fed); r < min(len(fed)-delta, f.from.Height()); r++ {
 			row := f.from.Row(r)
 			c.termHas = append(c.termHas, row.Text())
 			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 		}
-	default:
-		k := len(fed) // remembered last, after the pulled lines
-		p := min(delta, len(c.recent)-k)
-		base := len(c.recent) - k - p
-		seq := slices.Clone(c.recent[base:]) // the pulled lines, then the paint's
-		c.recent = append(c.recent[:base], seq[:k]...)
-		c.repush = append(seq[k:], c.repush...)
 	}
 	shown := c.shown.Clone()
 	cols, rows := c.term.Size()
