@@ -234,7 +234,23 @@ func TestE2EScrollbackHeight(t *testing.T) {
 	time.Sleep(time.Second)
 	tm.Send("seq 3001 3100\r")
 	seqDone(t, tm, 3100, 10*time.Second)
-	waitHistoryTwice(t, tm, 10*time.Second, 3100, 100, 10)
+	waitHistoryTwice(t, tm, 10*time.Second, 3100, 0, 0)
+}
+
+// TestE2EScrollbackHeightDuringOutput: the height changes while a loop
+// prints a line every half millisecond or so: the lines come out exactly
+// once, in order.
+func TestE2EScrollbackHeightDuringOutput(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Send("for i in $(seq 1 4000); do echo $i; sleep 0.0005; done\r")
+	for _, r := range []int{30, 20, 26, 18, 24} {
+		time.Sleep(700 * time.Millisecond)
+		tm.Resize(80, r)
+	}
+	seqDone(t, tm, 4000, 60*time.Second)
+	waitHistoryTwice(t, tm, 10*time.Second, 4000, 0, 0)
 }
 
 // waitHistoryTwice waits until the pane's scrollback and screen hold each

@@ -179,8 +179,12 @@ type client struct {
 	histNext   uint64          // the number of the next history line expected
 	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
 	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
-	repush     []vt.ScrollLine // lines the terminal took back from its scrollback (a resize), to put back
-	fenced     paintFence      // the terminal's answer before the last paint (resize.go)
+	queue      []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
+	onTop      int             // how many of them its top rows show
+	untrusted  bool            // shown's rows may not be the terminal's (resize.go)
+	fenced     paintFence      // the terminal's answers (resize.go)
+	sizeCols   int             // the window size the terminal said last (Size)
+	sizeRows   int
 
 	chans      *channels                // forwarded connections (channels.go)
 	chanPos    uint64                   // the server's channel messages taken
@@ -227,6 +231,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.relayCh = make(chan relayResult, 1)
 	c.asks = make(chan *ask)
 	c.cols, c.rows = c.term.Size()
+	c.sizeCols, c.sizeRows = c.cols, c.rows
 
 	var err error
 	remote := vt.NewComplete(c.cols, c.rows)
@@ -709,7 +714,7 @@ func (c *client) receiveQueued() {
 
 // typed handles bytes from the user's terminal.
 func (c *client) typed(now time.Time, b []byte) {
-	if b = c.takeReports(b); len(b) == 0 {
+	if b = c.takeReports(now, b); len(b) == 0 {
 		return
 	}
 	if c.tr.ShutdownInProgress() {
@@ -777,14 +782,27 @@ func (c *client) quit(now time.Time, why string) {
 	}
 }
 
-// resized sends the new window size.
+// resized takes a new window size from the terminal. The client keeping
+// the terminal's scrollback asks it, before the next paint, what it did
+// with its rows (resize.go); the size the terminal answers then is taken
+// too (the kernel's may lag), so only a change of the kernel's counts.
 func (c *client) resized(now time.Time) {
 	cols, rows := c.term.Size()
-	if cols == c.cols && rows == c.rows {
+	if cols == c.sizeCols && rows == c.sizeRows {
 		return
 	}
+	c.sizeCols, c.sizeRows = cols, rows
 	if c.scrollSync && c.fenced.mute {
-		c.shown = c.termResized(c.shown, c.rows, rows)
+		c.termResized(cols, rows)
+	}
+	c.fenced.valid = false
+	c.setSize(now, cols, rows)
+}
+
+// setSize makes cols×rows the size the client paints and sends.
+func (c *client) setSize(now time.Time, cols, rows int) {
+	if cols == c.cols && rows == c.rows {
+		return
 	}
 	c.cols, c.rows = cols, rows
 	if !c.tr.ShutdownInProgress() {
@@ -841,31 +859,81 @@ func (c *client) paint(now time.Time, final bool) {
 		}
 	}
 	c.out = c.out[:0]
-	before := c.shown
-	c.fenced.fed, c.fenced.pushed = nil, 0
+	var before termSnap
+	fed, feeds, drawn := 0, 0, false
 	if c.scrollSync {
-		if lines := append(c.takeRepush(), c.scrollLines(c.tr.Remote())...); len(lines) > 0 {
+		c.queue = append(c.queue, c.scrollLines(c.tr.Remote())...)
+		c.trimRecent()
+		before = c.snapshot()
+		if c.repaint {
+			c.untrusted = false // the write draws every row
+		}
+		fed, feeds, drawn = c.pushQueue(final)
+		if !drawn {
+			c.fitFrame(frame)
+		}
+	}
+	if !drawn {
+		initialized := !c.repaint && c.shown != nil
+		c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
+	}
+	if len(c.out) > 0 {
+		if drew := len(c.out) > feeds; !final && c.scrollSync && !c.fenced.mute {
+			if drew {
+				// Where the cursor is after the write, whatever rows it
+				// landed on: the display may have left it unmoved.
+				x, y := frame.Cursor()
+				if drawn {
+					x, y = c.shown.Cursor()
+				}
+				c.out = fmt.Appendf(c.out, "\x1b[%d;%dH", y+1, x+1)
+			}
+			c.fence(now, before, fed, drew)
+		}
+		c.write(c.out)
+		c.fenced.valid = false
+	}
+	if !drawn {
+		c.shown, c.repaint = frame, false
+	}
+}
+
+// pushQueue appends to c.out the bytes that move the queue's lines into
+// the terminal's scrollback, and returns how many it pushed with line
+// feeds before it drew anything, and where in c.out those end. While the terminal answers queries, a write pushes only lines an
+// earlier write drew on its top rows (or that showed there already):
+// should the terminal have resized just before, its line feeds push its
+// top rows as they are then, which the answer lets the client know, while
+// lines drawn and pushed in one write would be pushed twice. So when lines
+// have to be drawn, the write ends with them (drawn), and the frame waits
+// for the next.
+func (c *client) pushQueue(final bool) (fed, feeds int, drawn bool) {
+	asking := !final && !c.fenced.mute
+	feeds = len(c.out)
+	for len(c.queue) > 0 {
+		if c.onTop == 0 {
 			shown := c.shown
 			if c.repaint {
 				shown = nil
 			}
 			n := len(c.out)
-			c.out, c.shown = c.display.PushLines(c.out, shown, c.cols, c.rows, lines)
+			c.out, c.shown, c.onTop = c.display.DrawLines(c.out, shown, c.cols, c.rows, c.queue)
 			c.repaint = false
-			c.fenced.noteFeeds(c.out[n:], lines, c.rows)
+			if len(c.out) > n && asking {
+				return fed, feeds, true
+			}
 		}
-		c.fitFrame(frame)
-	}
-	initialized := !c.repaint && c.shown != nil
-	c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
-	if len(c.out) > 0 {
-		if !final {
-			c.fence(now, before)
+		if c.shown.Width() != c.cols || c.shown.Height() != c.rows {
+			c.onTop, c.repaint = 0, true // drawn again at the size it is now
+			continue
 		}
-		c.write(c.out)
-		c.fenced.valid = false
+		c.out, c.shown = c.display.FeedLines(c.out, c.shown, c.onTop)
+		c.remember(c.queue[:c.onTop])
+		fed += c.onTop
+		c.queue, c.onTop = c.queue[c.onTop:], 0
+		feeds = len(c.out)
 	}
-	c.shown, c.repaint = frame, false
+	return fed, feeds, false
 }
 
 // noPredictor predicts nothing.

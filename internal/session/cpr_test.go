@@ -11,21 +11,21 @@ func TestCPRFilter(t *testing.T) {
 		name  string
 		reads []string
 		keys  string
-		rows  []int
+		rows  []cprReport
 	}{
-		{"alone", []string{"\x1b[24;1R"}, "", []int{23}},
-		{"among keys", []string{"ab\x1b[3;80Rcd"}, "abcd", []int{2}},
-		{"split", []string{"x\x1b[", "12;", "5Ry"}, "xy", []int{11}},
-		{"two", []string{"\x1b[1;1R\x1b[2;1R"}, "", []int{0, 1}},
+		{"alone", []string{"\x1b[24;1R"}, "", []cprReport{{23, 0}}},
+		{"among keys", []string{"ab\x1b[3;80Rcd"}, "abcd", []cprReport{{2, 79}}},
+		{"split", []string{"x\x1b[", "12;", "5Ry"}, "xy", []cprReport{{11, 4}}},
+		{"two", []string{"\x1b[1;1R\x1b[2;1R"}, "", []cprReport{{0, 0}, {1, 0}}},
 		{"arrow keys", []string{"\x1bOA\x1b[A\x1b[1;5C"}, "\x1bOA\x1b[A\x1b[1;5C", nil},
 		{"not a report", []string{"\x1b[12;R\x1b[;1R\x1b[0;1R"}, "\x1b[12;R\x1b[;1R\x1b[0;1R", nil},
 		{"too many digits", []string{"\x1b[123456;1R"}, "\x1b[123456;1R", nil},
-		{"escape then report", []string{"\x1b\x1b[5;1R"}, "\x1b", []int{4}},
+		{"escape then report", []string{"\x1b\x1b[5;1R"}, "\x1b", []cprReport{{4, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f cprFilter
 			var keys []byte
-			var rows []int
+			var rows []cprReport
 			for _, r := range tc.reads {
 				k, rs := f.take([]byte(r))
 				keys, rows = append(keys, k...), append(rows, rs...)
@@ -48,7 +48,7 @@ func FuzzCPRFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, cut uint8) {
 		var fl cprFilter
 		var keys []byte
-		var rows []int
+		var rows []cprReport
 		for p := in; len(p) > 0; {
 			n := min(len(p), int(cut%16)+1)
 			k, rs := fl.take(p[:n])
@@ -67,8 +67,8 @@ func FuzzCPRFilter(f *testing.F) {
 			t.Fatalf("pieces gave %q %v, whole %q %v", keys, rows, k, rs)
 		}
 		for _, r := range rows {
-			if r < 0 {
-				t.Fatalf("row %d", r)
+			if r.row < 0 || r.col < 0 {
+				t.Fatalf("report %+v", r)
 			}
 		}
 	})

@@ -1,9 +1,6 @@
 package session
 
 import (
-	"bytes"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -19,40 +16,69 @@ const cprWait = 500 * time.Millisecond
 // keeps (section 12.3 of docs/protocol.md). A terminal moves rows between
 // its screen and its scrollback when its height changes, and a window
 // dragged with the mouse changes it many times in a row, faster than the
-// client hears of it: SIGWINCH does not queue, and tmux resizes its
-// screen at once but tells the program up to a quarter of a second later.
-// Whatever the client paints meanwhile lands on rows that have moved. What
-// is sure is the result: the screen and the scrollback stay one sequence
-// of rows and the cursor stays on its text, so the number of rows the
-// cursor's row moved down is the number of lines that left the scrollback
-// for the screen (up: rows that went into it).
+// client hears of it: SIGWINCH does not queue. Whatever the client writes
+// meanwhile lands on rows that have moved. What is sure is the result: the
+// screen and the scrollback stay one sequence of rows and the cursor stays
+// on its text, so the number of rows the cursor's row moved down is the
+// number of lines that left the scrollback for the screen (up: rows that
+// went into it).
 //
-// So before each paint the client asks where the cursor is (DSR 6) and
-// paints once the answer is in. If the cursor is not where the last paint
-// left it, the terminal resized in between and the difference is what it
-// moved; the client accounts for it (termMoved) and paints from there.
-// The paint itself starts with the same question, in the same write: a
-// resize in the moment between the answer and the paint is then found out
-// too, after the fact (termMovedUnder), so that what the client knows of
-// the terminal stays true. A terminal that does not answer in time is not
-// asked again; its resizes are accounted for by the terminals' rule
-// (termResized).
+// So every write starts with a query (cprQuery: where the cursor is, and
+// the screen's size), and the client writes nothing more until the answer
+// is in; before a paint it also asks alone, so that the paint is made for
+// the terminal as it is. An answer that does not match what the client
+// knew shows what the terminal did before it read the query, which the
+// client accounts for (termMoved). For a query that started a write, the
+// write's line feeds then pushed whatever the terminal's top rows showed
+// by then, which the client knows too. What cannot be undone is a line
+// pushed twice, so a write never pushes rows it drew itself: lines are
+// drawn on the top rows in one write and pushed with line feeds at the
+// start of the next, once an answer said where they are.
+//
+// A terminal that does not answer in time is not asked again; its resizes
+// are accounted for by the terminals' rule (termResized).
 type paintFence struct {
 	cpr      cprFilter
-	pending  bool            // a query is unanswered
-	painted  bool            // a paint followed it
-	pushed   int             // how many lines the paint pushed
-	fed      []vt.ScrollLine // those lines, if pushed by line feeds alone (noteFeeds)
-	head     []byte          // noteFeeds's scratch
-	valid    bool            // answered, and nothing painted since
-	from     *vt.Framebuffer // what the terminal showed when it was asked
+	pending  bool       // a query is unanswered
+	first    *cprReport // its first report (the cursor), until the second (the size)
+	painted  bool       // the query started a write
+	valid    bool       // answered, and nothing written since
+	unsure   bool       // the client does not know where the cursor is (a first paint): the next answer says
+	mute     bool       // the terminal did not answer once: the rule decides
 	deadline time.Time
-	mute     bool // the terminal did not answer once: the rule decides
+	before   termSnap // what the client knew of the terminal when it asked
+	fed      int      // lines the write pushed with line feeds, before it drew anything
+	drew     bool     // the write drew after them
+}
+
+// termSnap is what the client knows of its terminal at one moment: what
+// its screen shows (shown), the lines still to go into its scrollback
+// (queue, the first onTop of them on its top rows) and how many lines of
+// its scrollback the client remembers (recent).
+type termSnap struct {
+	shown     *vt.Framebuffer
+	untrusted bool
+	queue     []vt.ScrollLine
+	onTop     int
+	recent    int
+	termHas   []string
+}
+
+// snapshot returns what the client knows of its terminal now.
+func (c *client) snapshot() termSnap {
+	return termSnap{shown: c.shown, untrusted: c.untrusted, queue: c.queue, onTop: c.onTop, recent: len(c.recent), termHas: c.termHas}
+}
+
+// restore goes back to what the client knew at s, before a write that
+// turned out to land on moved rows.
+func (c *client) restore(s termSnap) {
+	c.shown, c.untrusted, c.queue, c.onTop, c.termHas = s.shown, s.untrusted, s.queue, s.onTop, s.termHas
+	c.recent = c.recent[:min(s.recent, len(c.recent))]
 }
 
 // askFirst asks the terminal where its cursor is, if the client keeps the
 // terminal's scrollback and is about to paint frame without having asked
-// since the last paint. It reports whether it asked: the paint then waits
+// since the last write. It reports whether it asked: the paint then waits
 // for the answer.
 func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) bool {
 	f := &c.fenced
@@ -60,26 +86,33 @@ func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) bool {
 		return false
 	}
 	c.write([]byte(cprQuery))
-	f.pending, f.painted, f.from, f.deadline = true, false, c.shown, now.Add(cprWait)
+	f.pending, f.painted, f.first, f.deadline = true, false, nil, now.Add(cprWait)
+	f.before = c.snapshot()
 	return true
 }
 
-// fence prefixes the paint in c.out with a query, if the client keeps the
-// terminal's scrollback and knows what it shows before the paint (from).
-func (c *client) fence(now time.Time, from *vt.Framebuffer) {
+// fence prefixes the write in c.out with a query, if the client keeps the
+// terminal's scrollback: before is what the client knew of the terminal
+// before the write, which pushed fed lines with line feeds first and drew
+// after them if drew.
+func (c *client) fence(now time.Time, before termSnap, fed int, drew bool) {
 	f := &c.fenced
-	if !c.scrollSync || f.mute || from == nil {
+	if !c.scrollSync || f.mute {
 		return
 	}
 	c.out = append(c.out, cprQuery...)
 	copy(c.out[len(cprQuery):], c.out)
 	copy(c.out, cprQuery)
-	f.pending, f.painted, f.from, f.deadline = true, true, from, now.Add(cprWait)
+	f.pending, f.painted, f.first, f.deadline = true, true, nil, now.Add(cprWait)
+	f.before, f.fed, f.drew = before, fed, drew
+	if before.shown == nil {
+		f.unsure = true // a first paint: the answer says where the cursor was
+	}
 }
 
 // wouldPaint reports whether painting frame would write to the terminal.
 func (c *client) wouldPaint(frame *vt.Framebuffer) bool {
-	if c.repaint || len(c.repush) > 0 || c.tr.Remote().ScrollTotal() > c.scrollPos {
+	if c.repaint || len(c.queue) > 0 || c.tr.Remote().ScrollTotal() > c.scrollPos {
 		return true
 	}
 	fit := frame.Clone()
@@ -94,7 +127,8 @@ func (c *client) fenceWait(now time.Time) bool {
 	f := &c.fenced
 	if f.pending && !now.Before(f.deadline) {
 		c.logf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
-		f.pending, f.mute, f.from = false, true, nil
+		f.pending, f.mute, f.first = false, true, nil
+		f.before = termSnap{}
 		if b := f.cpr.flush(); len(b) > 0 {
 			c.typed(now, b)
 		}
@@ -102,27 +136,26 @@ func (c *client) fenceWait(now time.Time) bool {
 	return f.pending
 }
 
-// takeReports takes the terminal's cursor position reports out of typed
-// bytes while one is awaited, and accounts for the move it shows.
-func (c *client) takeReports(b []byte) []byte {
+// takeReports takes the terminal's answers out of typed bytes while one
+// is awaited, and accounts for what they show.
+func (c *client) takeReports(now time.Time, b []byte) []byte {
 	f := &c.fenced
 	if !f.pending && len(f.cpr.held) == 0 {
 		return b
 	}
-	keys, rows := f.cpr.take(b)
-	for _, row := range rows {
+	keys, reps := f.cpr.take(b)
+	for _, r := range reps {
 		if !f.pending {
 			break // not awaited: a late answer after a timeout
 		}
-		f.pending, f.valid = false, !f.painted
-		switch _, y := f.from.Cursor(); {
-		case row == y:
-		case f.painted:
-			c.termMovedUnder(row - y)
-		default:
-			c.shown, c.repaint = c.termMoved(f.from, row-y), true
+		if f.first == nil {
+			f.first = &r
+			continue
 		}
-		f.from = nil
+		at := *f.first
+		f.pending, f.first, f.valid = false, nil, !f.painted
+		c.answered(now, at.col, at.row, r.col+1, r.row+1)
+		f.before = termSnap{}
 	}
 	if !f.pending {
 		keys = append(keys, f.cpr.flush()...)
@@ -130,64 +163,77 @@ func (c *client) takeReports(b []byte) []byte {
 	return keys
 }
 
-// noteFeeds notes the lines a paint pushes (out: PushLines's bytes for
-// them) if it pushes them with line feeds alone, the terminal's top rows
-// showing them already, as while output scrolls: should the terminal have
-// moved its rows just before, the line feeds push whatever its top rows
-// show then, and termMovedUnder knows which lines those are.
-func (f *paintFence) noteFeeds(out []byte, lines []vt.ScrollLine, rows int) {
-	f.pushed = len(lines)
-	head := fmt.Appendf(f.head[:0], "\x1b[0m\x1b[r\x1b[%d;1H", max(rows, 999))
-	f.head = head
-	feeds, ok := bytes.CutPrefix(out, head)
-	if ok && len(lines) <= rows && len(feeds) == len(lines) && bytes.Count(feeds, []byte{'\n'}) == len(feeds) {
-		f.fed = lines
+// answered accounts for the terminal's answer to the query: when it read
+// it, its cursor was at (x, y) on a w×h screen.
+func (c *client) answered(now time.Time, x, y, w, h int) {
+	f := &c.fenced
+	b := f.before
+	c.setSize(now, w, h)
+	if f.unsure {
+		// Only a query alone says where the cursor is now.
+		if !f.painted && c.shown != nil {
+			shown := c.shown.Clone()
+			shown.Resize(w, h)
+			shown.SetCursor(x, y)
+			c.shown, f.unsure = shown, false
+		}
+		return
+	}
+	_, by := b.shown.Cursor()
+	if y == by && w == b.shown.Width() && h == b.shown.Height() {
+		return // as the client knew
+	}
+	if !f.painted {
+		c.termMoved(y-by, w, h)
+		return
+	}
+	// The write landed on moved rows. What it pushed is known: the rows
+	// on the top of the moved screen, as many as its line feeds. What it
+	// drew after them is not, and is drawn again; its rows are where it
+	// put them, its last move having been absolute, as the cursor is.
+	c.logf("the terminal resized under a write: its rows moved by %d", y-by)
+	after := c.shown
+	c.restore(b)
+	c.termMoved(y-by, w, h)
+	c.feedTop(f.fed)
+	if f.drew {
+		c.shown.SetCursor(after.Cursor())
+		c.onTop, c.repaint, c.untrusted = 0, true, true
 	}
 }
 
-// termMovedUnder accounts for a terminal that moved its rows by delta
-// just before the last paint, which then landed on rows the client did
-// not expect: it is drawn again from what the terminal shows now, which
-// is the paint, with the cursor where the terminal's size put it.
-//
-// The paint's line feeds pushed the terminal's top rows as they were
-// then. When they were meant to push lines already on those rows (fed),
-// the client knows what they pushed instead: after a shrink, the rows
-// below the ones the shrink pushed (the server will send them: they are
-// skipped); after a growth, the lines it had pulled back, and then the
-// paint's own lines, as many as the line feeds; the rest of them are
-// pushed again, in order.
-func (c *client) termMovedUnder(delta int) {
-	c.logf("the terminal resized under a paint: its rows moved by %d", delta)
-	f := &c.fenced
-	fed := f.fed
-	switch {
-	case delta > 0:
-		// What the client remembers ends with the lines the terminal
-		// pulled back, then the paint's (k). Line feeds alone pushed the
-		// first k of them; a paint that drew its lines erased the pulled
-		// ones, which go back after its own.
-		k := f.pushed
-		p := min(delta, len(c.recent)-k)
-		base := len(c.recent) - k - p
-		seq := slices.Clone(c.recent[base:])
-		kept, again := seq[:k], seq[k:]
-		if fed == nil {
-			kept, again = seq[p:], seq[:p]
-		}
-		c.recent = append(c.recent[:base], kept...)
-		c.repush = append(again, c.repush...)
-	case fed == nil:
-		c.termMoved(f.from, delta) // as well as can be known
-	default:
-		for r := len(fed); r < min(len(fed)-delta, f.from.Height()); r++ {
-			row := f.from.Row(r)
-			c.termHas = append(c.termHas, row.Text())
-			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
-		}
+// feedTop accounts for line feeds that pushed the top k rows of what the
+// terminal shows into its scrollback.
+func (c *client) feedTop(k int) {
+	if k <= 0 {
+		return
 	}
 	shown := c.shown.Clone()
-	cols, rows := c.term.Size()
-	shown.Resize(cols, rows)
-	c.shown, c.repaint = shown, true
+	k = min(k, shown.Height())
+	c.tookTop(shown, k)
+	shown.DropTop(k)
+	shown.SetCursor(0, shown.Height()-1)
+	c.shown = shown
+}
+
+// tookTop accounts for the terminal moving the top k rows of shown into
+// its scrollback: lines of the queue (those drawn there, and rows that
+// show the next line as it is), then rows the server's screen still
+// shows, which the client skips when the server sends them as lines.
+//
+// Rows a write drew on moved rows (untrusted) are not known: they are not
+// skipped, lest a line be lost for one the terminal did not push.
+func (c *client) tookTop(shown *vt.Framebuffer, k int) {
+	for r := range k {
+		row := shown.Row(r)
+		if c.onTop > 0 || !c.untrusted && len(c.queue) > 0 && c.queue[0].Row(shown.Width()).Text() == row.Text() {
+			c.remember(c.queue[:1])
+			c.queue, c.onTop = c.queue[1:], max(c.onTop-1, 0)
+			continue
+		}
+		if !c.untrusted {
+			c.termHas = append(c.termHas, row.Text())
+		}
+		c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
+	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -69,7 +70,6 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 			out = append(out, l)
 		}
 	}
-	c.remember(out)
 	c.scrollPos = remote.ScrollTotal()
 	remote.TrimScroll(c.scrollPos)
 	if len(out) > 0 && c.cfg.ScrollPushed != nil {
@@ -102,66 +102,62 @@ func (c *client) startScrollback() {
 const recentLines = vt.MaxRows
 
 // termResized accounts, by the terminals' rule, for what a terminal
-// showing from (oldRows high) did with its scrollback when it changed to
-// newRows, and returns what it shows then (see termMoved): xterm, VTE,
-// tmux and kitty keep their text at the bottom, so shrinking they delete
-// rows below the cursor and then push rows from the top into the
-// scrollback, and growing they pull rows back from it onto the top of the
-// screen. The client uses the rule only for a terminal that does not
-// report its cursor; the others say how far the cursor's row moved
-// (resizeSync), which also covers several changes in a row.
-func (c *client) termResized(from *vt.Framebuffer, oldRows, newRows int) *vt.Framebuffer {
-	if from == nil || from.Height() != oldRows {
-		return from
+// showing c.shown did with its scrollback when it changed to cols×rows:
+// xterm, VTE, tmux and kitty keep their text at the bottom, so shrinking
+// they delete rows below the cursor and then push rows from the top into
+// the scrollback, and growing they pull rows back from it onto the top of
+// the screen. The client uses the rule only for a terminal that does not
+// answer its queries; the others say how far the cursor's row moved
+// (paintFence), which also covers several changes in a row.
+func (c *client) termResized(cols, rows int) {
+	if c.shown == nil {
+		return
 	}
-	switch _, y := from.Cursor(); {
-	case newRows < oldRows:
-		return c.termMoved(from, -max(0, y-newRows+1))
-	case newRows > oldRows:
-		return c.termMoved(from, newRows-oldRows)
+	switch _, y := c.shown.Cursor(); {
+	case rows < c.shown.Height():
+		c.termMoved(-max(0, y-rows+1), cols, rows)
+	case rows > c.shown.Height():
+		c.termMoved(rows-c.shown.Height(), cols, rows)
 	}
-	return from
 }
 
-// termMoved accounts for a terminal that showed from and whose cursor's
-// row then moved by delta as it resized: delta < 0 rows went from the top
-// of the screen into its scrollback, delta > 0 lines came back from the
-// scrollback onto the top of the screen. It returns what the terminal
-// shows then, at its size now, as far as the client knows, for the next
-// resize before the repaint.
+// termMoved accounts for a terminal that showed c.shown and whose cursor's
+// row then moved by delta as it resized to w×h: delta < 0 rows went from
+// the top of the screen into its scrollback, delta > 0 lines came back
+// from the scrollback onto the top of the screen. c.shown becomes what it
+// shows then, as far as the client knows.
 //
-// The client repaints the screen from the server's state, which keeps its
-// rows at the top (as Mosh's does): so the rows a shrink pushed are left
-// out of the frames and skipped when the server sends them later (it
-// shrinks the same way), and the lines a growth pulled, which the repaint
-// erases, are pushed again. Until the repaint, those lines are on the top
-// rows of what the terminal shows, in the order of c.repush.
-func (c *client) termMoved(from *vt.Framebuffer, delta int) *vt.Framebuffer {
-	shown := from.Clone()
-	cols, rows := c.term.Size()
-	defer shown.Resize(cols, rows)
+// The client paints the server's screen, which keeps its rows at the top
+// (as Mosh's does): so the rows a shrink pushed, unless they were lines of
+// the queue, are left out of the frames and skipped when the server sends
+// them later (it shrinks the same way); the lines a growth pulled, which
+// the next paint erases, go back to the head of the queue, on the top
+// rows.
+func (c *client) termMoved(delta, w, h int) {
+	shown := c.shown.Clone()
 	switch {
 	case delta < 0:
-		k := min(-delta, from.Height())
-		back := min(k, len(c.repush)) // pulled lines pushed back
-		c.remember(c.repush[:back])
-		c.repush = c.repush[back:]
-		for r := back; r < k; r++ {
-			row := from.Row(r)
-			c.termHas = append(c.termHas, row.Text())
-			c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
-		}
+		k := min(-delta, shown.Height())
+		c.tookTop(shown, k)
 		shown.DropTop(k)
 	case delta > 0:
 		p := min(delta, len(c.recent))
-		pulled := c.recent[len(c.recent)-p:]
-		c.repush = append(append([]vt.ScrollLine(nil), pulled...), c.repush...) // older than those pulled before
+		pulled := slices.Clone(c.recent[len(c.recent)-p:])
 		c.recent = c.recent[:len(c.recent)-p]
-		shown.Resize(shown.Width(), max(shown.Height(), rows)) // the cursor moves down within it
-		shown.InsertTop(make([]vt.ScrollLine, delta-p))        // lines the client does not know
+		c.queue = append(pulled, c.queue...)
+		shown.Resize(shown.Width(), max(shown.Height(), h)) // the cursor moves down within it
+		if delta > p {
+			// Lines the client does not know: those below them on the
+			// screen are not the queue's.
+			shown.InsertTop(make([]vt.ScrollLine, delta-p))
+			c.onTop = 0
+		}
 		shown.InsertTop(pulled)
+		c.onTop += p
 	}
-	return shown
+	shown.Resize(w, h)
+	c.onTop = min(c.onTop, h)
+	c.shown, c.repaint = shown, true
 }
 
 // fitFrame makes a server screen show on the terminal as the terminal
@@ -203,16 +199,12 @@ func (c *client) alreadyHas(l vt.ScrollLine) bool {
 // remember notes lines that went into the terminal's scrollback.
 func (c *client) remember(lines []vt.ScrollLine) {
 	c.recent = append(c.recent, lines...)
+}
+
+// trimRecent forgets all but the newest recentLines lines remembered. It
+// runs only before a write, so that restore finds what it left.
+func (c *client) trimRecent() {
 	if n := len(c.recent) - recentLines; n > 0 {
 		c.recent = append(c.recent[:0], c.recent[n:]...)
 	}
-}
-
-// takeRepush returns the lines to put back into the terminal's
-// scrollback, oldest first, and forgets them (they go to recent again).
-func (c *client) takeRepush() []vt.ScrollLine {
-	lines := c.repush
-	c.repush = nil
-	c.remember(lines)
-	return lines
 }

@@ -154,11 +154,13 @@ func TestScrollbackResizes(t *testing.T) {
 		cmd    string
 		n      int
 		during bool // resize while the output runs
+		race   bool // resize just after the terminal answered a query
 		steps  [][]int
 	}{
-		{"between outputs", false, "seq", 3000, false, steps},
-		{"during output", false, "slowseq", 1500, true, steps},
-		{"mute terminal", true, "seq", 3000, false, [][]int{{30}, {20}, {26}, {18}, {24}}},
+		{"between outputs", false, "seq", 3000, false, false, steps},
+		{"during output", false, "slowseq", 1500, true, false, steps},
+		{"between answer and paint", false, "slowseq", 1500, true, true, steps},
+		{"mute terminal", true, "seq", 3000, false, false, [][]int{{30}, {20}, {26}, {18}, {24}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -177,8 +179,14 @@ func TestScrollbackResizes(t *testing.T) {
 						// and the paint is beyond what the client can
 						// know (see resize.go).
 						time.Sleep(500*time.Millisecond + time.Microsecond)
+						if tc.race {
+							r.term.ResizeAfterAnswer(sizes...)
+							time.Sleep(50 * time.Millisecond)
+						}
 						for _, rows := range sizes {
-							r.term.SetSize(80, rows)
+							if !tc.race {
+								r.term.SetSize(80, rows)
+							}
 						}
 						r.cliSig <- session.SignalResize
 					}

@@ -268,40 +268,64 @@ func (fb *Framebuffer) recordScroll(n int) {
 // bottom, and the cursor is left at the bottom left in the default
 // rendition. lines are not modified; their Wrapped flags make a wrapped
 // line continue onto the next in the terminal's history where both are
-// in one screenful.
+// in one screenful. It is [Display.DrawLines] and [Display.FeedLines] in
+// turn until every line is pushed.
 func (d *Display) PushLines(dst []byte, shown *Framebuffer, w, h int, lines []ScrollLine) ([]byte, *Framebuffer) {
+	for len(lines) > 0 {
+		var k int
+		dst, shown, k = d.DrawLines(dst, shown, w, h, lines)
+		dst, shown = d.FeedLines(dst, shown, k)
+		lines = lines[k:]
+	}
+	return dst, shown
+}
+
+// DrawLines appends to dst the bytes that paint the first of lines, a
+// screenful at most, on the top rows of a terminal showing shown (nil, or
+// of another size than w×h: unknown content), and returns what it shows
+// then and how many lines are on its top rows, for [Display.FeedLines].
+// Rows that show their line already are not written; the other rows stay
+// as they were. Nothing scrolls. A wrapped line is left for the next
+// screenful with its continuation rather than cut from it.
+func (d *Display) DrawLines(dst []byte, shown *Framebuffer, w, h int, lines []ScrollLine) ([]byte, *Framebuffer, int) {
 	init := shown != nil && shown.w == w && shown.h == h
 	if !init {
 		shown = NewFramebuffer(w, h)
 	}
-	for len(lines) > 0 {
-		k := min(len(lines), shown.h)
-		if k < len(lines) && k > 1 && lines[k-1].Wrapped {
-			k-- // keep a wrapped line on the screen with its continuation
-		}
-		t := shown.Clone()
-		for i, l := range lines[:k] {
-			r := l.Row(t.w)
-			r.wrap = l.Wrapped && i < k-1
-			t.rows[i] = r
-		}
-		dst = d.NewFrame(dst, init, shown, t)
-		// The last row by clamping: should the terminal have grown as
-		// this is written, a line feed above its last row would not
-		// scroll.
-		dst = append(dst, "\x1b[0m\x1b[r\x1b["...)
-		dst = appendUint(dst, max(t.h, 999))
-		dst = append(dst, ";1H"...)
-		for range k {
-			dst = append(dst, '\n')
-		}
-		shown = t.Clone()
-		shown.rend = Rendition{}
-		shown.scrollUp(0, shown.h-1, k)
-		shown.unwrapBottom()
-		shown.x, shown.y, shown.wrapNext = 0, shown.h-1, false
-		lines, init = lines[k:], true
+	k := min(len(lines), shown.h)
+	if k < len(lines) && k > 1 && lines[k-1].Wrapped {
+		k-- // keep a wrapped line on the screen with its continuation
 	}
+	t := shown.Clone()
+	for i, l := range lines[:k] {
+		r := l.Row(t.w)
+		r.wrap = l.Wrapped && i < k-1
+		t.rows[i] = r
+	}
+	return d.NewFrame(dst, init, shown, t), t, k
+}
+
+// FeedLines appends to dst the bytes that scroll the top k rows of a
+// terminal showing shown into its scrollback: line feeds on its last row
+// in a full-screen scroll region, the last row reached by clamping so
+// that they scroll whatever its height is by then. It returns what the
+// terminal shows afterwards: the rows below moved up, blank rows at the
+// bottom, the cursor at the bottom left in the default rendition.
+func (d *Display) FeedLines(dst []byte, shown *Framebuffer, k int) ([]byte, *Framebuffer) {
+	if k <= 0 {
+		return dst, shown
+	}
+	dst = append(dst, "\x1b[0m\x1b[r\x1b["...)
+	dst = appendUint(dst, max(shown.h, 999))
+	dst = append(dst, ";1H"...)
+	for range k {
+		dst = append(dst, '\n')
+	}
+	shown = shown.Clone()
+	shown.rend = Rendition{}
+	shown.scrollUp(0, shown.h-1, k)
+	shown.unwrapBottom()
+	shown.x, shown.y, shown.wrapNext = 0, shown.h-1, false
 	return dst, shown
 }
 

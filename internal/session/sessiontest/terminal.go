@@ -29,6 +29,7 @@ type Terminal struct {
 	written   int
 	mute      bool // answers no queries
 	hungUp    bool
+	racing    []int // heights to take right after the next answer (ResizeAfterAnswer)
 }
 
 // answerWait bounds how long an answer waits for the client to read it.
@@ -88,6 +89,24 @@ func (t *Terminal) Hangup() {
 func (t *Terminal) SetSize(cols, rows int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.setSize(cols, rows)
+}
+
+// ResizeAfterAnswer makes the terminal take each of the heights in turn
+// (as SetSize) the moment it has answered the next query that came alone,
+// before it renders anything the client writes after reading the answer:
+// a window resized between a client's question and the paint that
+// follows the answer. The test then sends session.SignalResize.
+func (t *Terminal) ResizeAfterAnswer(rows ...int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.racing = rows
+}
+
+// queryAlone bounds the writes ResizeAfterAnswer takes for a query alone.
+const queryAlone = 32
+
+func (t *Terminal) setSize(cols, rows int) {
 	t.syncScrollback()
 	old := t.rows
 	t.cols, t.rows = cols, rows
@@ -165,6 +184,12 @@ func (t *Terminal) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	reply := t.emu.Feed(p, nil)
 	t.written += len(p)
+	if len(reply) > 0 && len(p) <= queryAlone && len(t.racing) > 0 {
+		for _, rows := range t.racing {
+			t.setSize(t.cols, rows)
+		}
+		t.racing = nil
+	}
 	if len(reply) > 0 && !t.mute && !t.hungUp {
 		t.answers.Add(1)
 		go func() {
