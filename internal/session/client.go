@@ -900,8 +900,9 @@ func (c *client) paint(now time.Time, final bool) {
 
 // pushQueue appends to c.out the bytes that move the queue's lines into
 // the terminal's scrollback, and returns how many it pushed with line
-// feeds before it drew anything, and where in c.out those end. While the terminal answers queries, a write pushes only lines an
-// earlier write drew on its top rows (or that showed there already):
+// feeds before it drew anything, and where in c.out those end. While the
+// terminal answers queries, a write pushes only lines an earlier write
+// drew on its top rows (or that showed there already):
 // should the terminal have resized just before, its line feeds push its
 // top rows as they are then, which the answer lets the client know, while
 // lines drawn and pushed in one write would be pushed twice. So when lines

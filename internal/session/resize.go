@@ -91,15 +91,12 @@ func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) bool {
 	return true
 }
 
-// fence prefixes the write in c.out with a query, if the client keeps the
-// terminal's scrollback: before is what the client knew of the terminal
-// before the write, which pushed fed lines with line feeds first and drew
-// after them if drew.
+// fence prefixes the write in c.out with a query, for a client that keeps
+// the scrollback of a terminal that answers: before is what the client
+// knew of the terminal before the write, which pushed fed lines with line
+// feeds first and drew after them if drew.
 func (c *client) fence(now time.Time, before termSnap, fed int, drew bool) {
 	f := &c.fenced
-	if !c.scrollSync || f.mute {
-		return
-	}
 	c.out = append(c.out, cprQuery...)
 	copy(c.out[len(cprQuery):], c.out)
 	copy(c.out, cprQuery)
