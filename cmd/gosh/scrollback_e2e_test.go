@@ -326,3 +326,39 @@ func TestE2EScrollbackStockPeers(t *testing.T) {
 func relayTarget(s *e2etest.Server) netip.AddrPort {
 	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), s.Port)
 }
+
+// TestE2EScrollbackFullScreenResize: the window shrinks and grows while
+// vim is open. The session mirrors vim's alternate screen onto the
+// terminal's, so the terminal pushes none of vim's rows into its
+// scrollback, and what it did with the shell's rows behind vim is
+// accounted for when vim exits: the numbers stay once each, in order.
+func TestE2EScrollbackFullScreenResize(t *testing.T) {
+	t.Parallel()
+	e2etest.RequireCommands(t, "vim")
+	_, tm, dir := goshSession(t)
+	file := filepath.Join(dir, "words.txt")
+	tm.Send(fmt.Sprintf("seq 1 40; seq -f 'word%%g' 1 300 > %s\r", file))
+	seqDone(t, tm, 40, 10*time.Second)
+	tm.Send("vim -u NONE -N -n " + file + "\r")
+	tm.WaitForText(10*time.Second, "word1")
+	for _, r := range []int{12, 30, 16} {
+		tm.Send("L") // the cursor on the bottom row: a shrink pushes top rows
+		time.Sleep(300 * time.Millisecond)
+		tm.Resize(80, r)
+		time.Sleep(700 * time.Millisecond)
+		tm.SendKey("C-f")
+		time.Sleep(300 * time.Millisecond)
+	}
+	tm.Send(":q!\r")
+	tm.WaitFor(10*time.Second, "the prompt after vim", func(s []string) bool { return s[lastNonEmpty(s)] == prompt })
+	tm.Send("seq 41 80\r")
+	seqDone(t, tm, 80, 10*time.Second)
+	time.Sleep(time.Second)
+	h := tm.History()
+	for _, l := range h {
+		if strings.HasPrefix(l, "word") || l == "~" {
+			t.Fatalf("vim's line %q reached the scrollback:\n%s", l, strings.Join(h, "\n"))
+		}
+	}
+	waitHistory(t, tm, 10*time.Second, 1, 80, 0)
+}

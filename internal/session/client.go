@@ -183,6 +183,7 @@ type client struct {
 	onTop      int             // how many of them its top rows show
 	untrusted  bool            // shown's rows may not be the terminal's (resize.go)
 	fenced     paintFence      // the terminal's answers (resize.go)
+	primary    termSnap        // the terminal's primary screen while its alternate one shows (altscreen.go)
 	sizeCols   int             // the window size the terminal said last (Size)
 	sizeRows   int
 
@@ -311,6 +312,9 @@ func (c *client) deinit() {
 	}
 	c.resetDone = true
 	b := []byte(deinitModes)
+	if c.scrollSync && c.termAlt() {
+		b = append(b, "\x1b[?1049l"...) // the shell's screen, as a full-screen program leaves it
+	}
 	if c.altScreen() {
 		b = append(b, c.tinfo.ExitCA...)
 	}
@@ -793,7 +797,11 @@ func (c *client) resized(now time.Time) {
 	}
 	c.sizeCols, c.sizeRows = cols, rows
 	if c.scrollSync && c.fenced.mute {
-		c.termResized(cols, rows)
+		if c.termAlt() {
+			c.altResized(cols, rows)
+		} else {
+			c.termResized(cols, rows)
+		}
 	}
 	c.fenced.valid = false
 	c.setSize(now, cols, rows)
@@ -854,7 +862,7 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
-		if c.askFirst(now, frame) {
+		if c.leaveAlt(now, frame) || c.askFirst(now, frame) {
 			return
 		}
 	}
@@ -871,6 +879,9 @@ func (c *client) paint(now time.Time, final bool) {
 		fed, feeds, drawn = c.pushQueue(final)
 		if !drawn {
 			c.fitFrame(frame)
+			if frame.Modes().AltScreen && !c.termAlt() {
+				c.primary = c.snapshot() // the write switches to the alternate screen
+			}
 		}
 	}
 	if !drawn {

@@ -180,6 +180,10 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	if y == by && w == b.shown.Width() && h == b.shown.Height() {
 		return // as the client knew
 	}
+	if b.shown.Modes().AltScreen {
+		c.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
+		return
+	}
 	if !f.painted {
 		c.termMoved(y-by, w, h)
 		return
@@ -193,6 +197,14 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	c.restore(b)
 	c.termMoved(y-by, w, h)
 	c.feedTop(f.fed)
+	if after.Modes().AltScreen {
+		// The write went on to the alternate screen, after its line
+		// feeds: behind it the primary screen is as the client knows it
+		// now, and the alternate one is drawn again.
+		c.primary = c.snapshot()
+		c.shown, c.repaint = after, true
+		return
+	}
 	if f.drew {
 		c.shown.SetCursor(after.Cursor())
 		c.onTop, c.repaint, c.untrusted = 0, true, true

@@ -92,6 +92,7 @@ func (c *client) startScrollback() {
 	}
 	caps := c.display.Caps()
 	caps.KeepHistory = true
+	caps.Ext |= vt.CapAltScreen
 	c.display = vt.NewDisplay(caps)
 	c.shown, c.repaint = nil, true
 }
@@ -168,7 +169,7 @@ func (c *client) termMoved(delta, w, h int) {
 // so add rows to its scrollback.
 func (c *client) fitFrame(frame *vt.Framebuffer) {
 	k := 0
-	for k < len(c.termHas) && k < frame.Height()-1 && frame.Row(k).Text() == c.termHas[k] {
+	for k < len(c.termHas) && k < frame.Height()-1 && !frame.Modes().AltScreen && frame.Row(k).Text() == c.termHas[k] {
 		k++
 	}
 	frame.DropTop(k)

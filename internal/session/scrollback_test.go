@@ -215,3 +215,58 @@ func TestScrollbackResizes(t *testing.T) {
 		})
 	}
 }
+
+// TestScrollbackAltScreen: the window shrinks and grows while a
+// full-screen program shows. The client mirrors the server's alternate
+// screen onto the terminal's, so none of the program's rows reach the
+// terminal's scrollback, and when the program exits the shell's lines
+// are there once each, in order: those a shrink moved from the primary
+// screen behind the program into the terminal's scrollback are not
+// pushed again. Before the client mirrored the alternate screen, the
+// pager's rows went into the scrollback at every shrink.
+func TestScrollbackAltScreen(t *testing.T) {
+	for _, mute := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mute=%v", mute), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.quiet = !testing.Verbose()
+				if mute {
+					r.term.Mute()
+				}
+				r.start()
+				r.waitScreen(ready, 2*time.Second)
+				r.term.Type("seq 100\r")
+				r.waitFor("the prompt after seq", 10*time.Second, func() bool {
+					return strings.Contains(strings.Join(r.term.Screen(), "\n"), "100\ngosh$")
+				})
+				r.term.Type("pager\r")
+				r.waitScreen("page1", 5*time.Second)
+				for _, rows := range []int{16, 30, 12, 24} {
+					time.Sleep(500 * time.Millisecond)
+					r.term.SetSize(80, rows)
+					r.cliSig <- session.SignalResize
+					time.Sleep(500 * time.Millisecond)
+					r.term.Type("x")
+				}
+				time.Sleep(time.Second)
+				r.term.Type("q")
+				r.term.Type("echo done\r")
+				r.waitFor("the prompt after echo", 5*time.Second, func() bool {
+					return strings.Contains(strings.Join(r.term.Screen(), "\n"), "done\ngosh$")
+				})
+				time.Sleep(2 * time.Second)
+				sb := r.term.Scrollback()
+				for _, l := range sb {
+					if strings.HasPrefix(l, "page") || l == ":" {
+						t.Fatalf("the pager's row %q is in the scrollback:\n%s", l, strings.Join(sb, "\n"))
+					}
+				}
+				nums, markers := numbersSeen(append(sb, r.term.Screen()...))
+				if markers != 0 {
+					t.Errorf("%d skipped-lines markers", markers)
+				}
+				wantRun(t, nums, 1, 100)
+			})
+		})
+	}
+}

@@ -24,6 +24,12 @@ const (
 	// keeps (16384 characters): without it a clipboard that long is not
 	// sent at all rather than sent cut.
 	CapLongOSC
+	// CapAltScreen mirrors the alternate screen: a frame that switches
+	// between the primary and the alternate screen starts with DEC private
+	// mode 1049 (set or reset) and then draws the whole screen, so that a
+	// terminal keeping the session's scrollback on its primary screen
+	// shows full-screen programs on its own alternate one (section 12.3).
+	CapAltScreen
 )
 
 // DisplayCaps describe the terminal a [Display] draws on.

@@ -75,7 +75,17 @@ func (c *Complete) Clone() *Complete {
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
 	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
+		c.sameScreen(c.Framebuffer(), o.Framebuffer())
+}
+
+// sameScreen reports whether a and b show the same thing as far as the
+// wire profile can tell, which screen they are on included for a profile
+// with CapAltScreen.
+func (c *Complete) sameScreen(a, b *Framebuffer) bool {
+	if c.caps&CapAltScreen != 0 && a.modes.AltScreen != b.modes.AltScreen {
+		return false
+	}
+	return a.equalMasked(b, c.disp.mask, c.caps&CapCursorStyle != 0)
 }
 
 // Deferrable reports whether c differs from o in nothing but the echo
@@ -84,7 +94,7 @@ func (c *Complete) Equal(o *Complete) bool {
 // message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
 	return c.echoAck != o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.Framebuffer().equalMasked(o.Framebuffer(), c.disp.mask, c.caps&CapCursorStyle != 0)
+		c.sameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
@@ -108,7 +118,7 @@ func (c *Complete) diffScreen(from *Complete) []byte {
 		b = appendInstruction(b, extEchoAck, body)
 	}
 	last, next := from.Framebuffer(), c.Framebuffer()
-	if last.equalMasked(next, c.disp.mask, c.caps&CapCursorStyle != 0) {
+	if c.sameScreen(last, next) {
 		return b
 	}
 	if last.w != next.w || last.h != next.h {

@@ -77,7 +77,7 @@ type hostpbExt struct{ t protoreflect.ExtensionType }
 // a state Equal to the server's (STYLE rule 20 for SSP states), for both
 // wire profiles.
 func TestCompleteRoundTrip(t *testing.T) {
-	for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC} {
+	for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC | vt.CapAltScreen} {
 		rng := rand.New(rand.NewPCG(3, uint64(caps)))
 		server := vt.NewComplete(30, 10)
 		server.SetWireCaps(caps)
@@ -95,6 +95,9 @@ func TestCompleteRoundTrip(t *testing.T) {
 			}
 			if diff := vttest.Diff(sent.Framebuffer(), client.Framebuffer(), vt.WireDisplayCaps(caps)); diff != "" {
 				t.Fatalf("step %d caps %b: client differs:\n%s", i, caps, diff)
+			}
+			if alt := sent.Framebuffer().Modes().AltScreen; caps&vt.CapAltScreen != 0 && client.Framebuffer().Modes().AltScreen != alt {
+				t.Fatalf("step %d: the client's alternate screen is %v, want %v", i, !alt, alt)
 			}
 			if client.EchoAck() != sent.EchoAck() {
 				t.Fatalf("echo ack %d, want %d", client.EchoAck(), sent.EchoAck())
@@ -208,6 +211,35 @@ func TestCompleteDeferrable(t *testing.T) {
 	} {
 		if got := tc.c.Deferrable(sent); got != tc.want {
 			t.Errorf("%s: Deferrable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCompleteAltScreen: with CapAltScreen, states that differ only in
+// which screen shows are unequal, and the diff switches the client's
+// screen; without it (a stock peer) they are equal and nothing is sent.
+func TestCompleteAltScreen(t *testing.T) {
+	for _, caps := range []vt.Caps{0, vt.CapAltScreen} {
+		server := vt.NewComplete(20, 5)
+		server.SetWireCaps(caps)
+		prev := server.Clone()
+		server.Feed([]byte("\x1b[?1049h"), nil) // blank, like the primary screen
+		if eq := server.Equal(prev); eq != (caps == 0) {
+			t.Fatalf("caps %b: Equal = %v across a switch to the alternate screen", caps, eq)
+		}
+		diff := server.Diff(prev)
+		if caps == 0 {
+			if len(diff) != 0 {
+				t.Fatalf("a stock peer was sent %q", diff)
+			}
+			continue
+		}
+		if !bytes.Contains(diff, []byte("\x1b[?1049h")) {
+			t.Fatalf("diff %q does not switch screens", diff)
+		}
+		client := prev.Clone()
+		if err := client.Apply(diff); err != nil || !client.Framebuffer().Modes().AltScreen {
+			t.Fatalf("the client is not on the alternate screen (%v)", err)
 		}
 	}
 }

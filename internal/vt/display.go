@@ -128,9 +128,15 @@ func (f *frame) clipboard() {
 }
 
 // startState resets the terminal on a size change or a first frame
-// (steps 5–6), else takes the receiver's state from last.
+// (steps 5–6), else takes the receiver's state from last. A profile with
+// CapAltScreen first switches screens if next is on the other one (or
+// says which one, for a first frame), and then draws the whole of it.
 func (f *frame) startState() {
 	last, next := f.last, f.next
+	if alt := next.modes.AltScreen; f.d.caps.Ext&CapAltScreen != 0 && (!f.init || alt != last.modes.AltScreen) {
+		f.out = appendMode(f.out, 1049, alt)
+		f.init = false
+	}
 	if !f.init || last.w != next.w || last.h != next.h {
 		if f.d.caps.KeepHistory {
 			// Clear the first row, then the rest from the second.

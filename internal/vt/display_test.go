@@ -14,7 +14,7 @@ var profiles = []struct {
 	caps vt.DisplayCaps
 }{
 	{"wire", vt.WireDisplayCaps(0)},
-	{"wire+ext", vt.WireDisplayCaps(vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC)},
+	{"wire+ext", vt.WireDisplayCaps(vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC | vt.CapAltScreen)},
 	{"xterm", vt.XtermDisplayCaps()},
 	{"plain", vt.DisplayCaps{}},
 }
@@ -43,6 +43,9 @@ func checkFrames(t *testing.T, caps vt.DisplayCaps, a, b *vt.Framebuffer) {
 	}
 	if diff := vttest.Diff(b, rcv.Framebuffer(), caps); diff != "" {
 		t.Fatalf("after NewFrame(a, b) = %q:\n%s\nwant:\n%s\ngot:\n%s", next, diff, vttest.Render(b), vttest.Render(rcv.Framebuffer()))
+	}
+	if alt := b.Modes().AltScreen; caps.Ext&vt.CapAltScreen != 0 && rcv.Framebuffer().Modes().AltScreen != alt {
+		t.Fatalf("after NewFrame(a, b) = %q: alternate screen %v, want %v", next, !alt, alt)
 	}
 	fresh := vt.NewEmulator(bw, bh)
 	fresh.Feed(d.NewFrame(nil, false, nil, b), nil)

@@ -142,14 +142,19 @@ func (fb *Framebuffer) prevTab(x, n int) int {
 // Resize changes the size as Mosh does: rows are added or removed at the
 // bottom, rows are cut or extended on the right and lose their wrap flag,
 // the cursor is clamped, the scroll region is reset, and default tab stops
-// are extended.
+// are extended. A screen with a history shrinks its primary screen, shown
+// or behind the alternate one, as terminals do instead (keepCursorRow).
 func (fb *Framebuffer) Resize(w, h int) {
 	w, h = clampSize(w, h)
 	if w == fb.w && h == fb.h {
 		return
 	}
-	if h < fb.h && fb.hist != nil && !fb.modes.AltScreen {
-		fb.keepCursorRow(h)
+	if h < fb.h && fb.hist != nil {
+		if !fb.modes.AltScreen {
+			fb.keepCursorRow(h)
+		} else if fb.mainRows != nil {
+			fb.keepMainCursorRow(h)
+		}
 	}
 	fb.rows = fb.resizeRows(fb.rows, w, h)
 	if fb.mainRows != nil {
@@ -230,6 +235,22 @@ func (fb *Framebuffer) keepCursorRow(h int) {
 	fb.scrollUp(0, fb.h-1, r)
 	fb.y -= r
 	fb.saved.y = max(0, fb.saved.y-r)
+}
+
+// keepMainCursorRow is keepCursorRow for the primary screen while the
+// alternate one is shown, whose cursor is the one 1049 saved: xterm and
+// tmux shrink the primary screen behind it the same way, so the shell's
+// last rows are still there when a full-screen program exits.
+func (fb *Framebuffer) keepMainCursorRow(h int) {
+	r := (fb.h - h) - (fb.h - 1 - fb.altSaved.y)
+	if r <= 0 {
+		return
+	}
+	for _, row := range fb.mainRows[:r] {
+		fb.hist.record(row, fb.w)
+	}
+	fb.mainRows = fb.mainRows[r:] // resizeRows keeps the first h
+	fb.altSaved.y -= r
 }
 
 func (fb *Framebuffer) resizeRows(rows []*Row, w, h int) []*Row {

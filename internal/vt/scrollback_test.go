@@ -241,6 +241,28 @@ func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
 	}
 }
 
+// TestHistoryShrinkBehindAltScreen: a shrink while the alternate screen
+// shows shrinks the primary screen behind it the same way, around the
+// cursor 1049 saved, so the shell's last rows are there when the
+// full-screen program exits, and the rows that left are in the history.
+func TestHistoryShrinkBehindAltScreen(t *testing.T) {
+	c := vt.NewComplete(10, 6)
+	c.EnableHistory(100)
+	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ \x1b[?1049hvim\r\n~\r\n~"), nil) // saved cursor on row 5
+	c.Resize(10, 3)
+	c.Resize(10, 5) // growth adds rows at the bottom
+	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+		t.Errorf("history %q, want 1,2,3: none of the alternate screen's rows", got)
+	}
+	c.Feed([]byte("\x1b[?1049l"), nil)
+	if got := strings.Join(rowTexts(c.Framebuffer()), ","); got != "4,5,$,," {
+		t.Errorf("screen %q, want 4,5,$", got)
+	}
+	if x, y := c.Framebuffer().Cursor(); x != 2 || y != 2 {
+		t.Errorf("cursor %d,%d, want 2,2", x, y)
+	}
+}
+
 func rowTexts(fb *vt.Framebuffer) []string {
 	var out []string
 	for y := range fb.Height() {

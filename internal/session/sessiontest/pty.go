@@ -15,6 +15,7 @@ import (
 type PTY struct {
 	prompt  string
 	toProg  chan []byte   // the server's writes, taken by the shell
+	winch   chan struct{} // a resize, for the pager to redraw
 	output  chan []byte   // the shell's output, taken by Read
 	closed  chan struct{} // closed by Close
 	exited  chan struct{} // closed when the shell returns
@@ -37,13 +38,17 @@ type PTY struct {
 //	size         prints "ROWS COLS"
 //	seq N        prints 1 to N, a line each
 //	cat          collects input, unechoed, until Ctrl-D
+//	pager        a full-screen program: on the alternate screen, rows
+//	             "page1" to "pageN" above a ":" on the bottom row, with
+//	             the cursor after it; redrawn at every key and resize,
+//	             back to the primary screen and the prompt on "q"
 //	stall        stops reading input for good (a program that never reads)
 //	exit         exits: Read returns io.EOF
 //
 // Anything else prints "?: LINE".
 func NewShell(prompt string, cols, rows int) *PTY {
 	p := &PTY{prompt: prompt, cols: cols, rows: rows,
-		toProg: make(chan []byte), output: make(chan []byte),
+		toProg: make(chan []byte), output: make(chan []byte), winch: make(chan struct{}, 1),
 		closed: make(chan struct{}), exited: make(chan struct{})}
 	go p.run()
 	return p
@@ -126,6 +131,10 @@ func (p *PTY) Resize(cols, rows int) error {
 	defer p.mu.Unlock()
 	p.cols, p.rows = cols, rows
 	p.resizes++
+	select {
+	case p.winch <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
@@ -140,7 +149,7 @@ func (p *PTY) Close() error {
 func (p *PTY) run() {
 	defer close(p.exited)
 	var line []byte
-	catting := false
+	mode := ""
 	if !p.print(p.prompt) {
 		return
 	}
@@ -148,6 +157,11 @@ func (p *PTY) run() {
 		var in []byte
 		select {
 		case in = <-p.toProg:
+		case <-p.winch:
+			if mode == "pager" && !p.print(p.page()) {
+				return
+			}
+			continue
 		case <-p.closed:
 			return
 		}
@@ -155,9 +169,19 @@ func (p *PTY) run() {
 		p.received.Write(in)
 		p.mu.Unlock()
 		for _, c := range in {
-			if catting {
+			if mode == "pager" {
+				out := p.page()
+				if c == 'q' {
+					mode, out = "", "\x1b[?1049l"+p.prompt
+				}
+				if !p.print(out) {
+					return
+				}
+				continue
+			}
+			if mode == "cat" {
 				if c == 0x04 {
-					catting = false
+					mode = ""
 					if !p.print(p.prompt) {
 						return
 					}
@@ -176,7 +200,7 @@ func (p *PTY) run() {
 					return
 				}
 				var ok bool
-				if catting, ok = p.command(cmd); !ok {
+				if mode, ok = p.command(cmd); !ok {
 					return
 				}
 			case 0x7f:
@@ -196,15 +220,15 @@ func (p *PTY) run() {
 	}
 }
 
-// command runs one line; it reports whether the shell goes on, and
-// whether cat starts.
-func (p *PTY) command(line string) (cat, ok bool) {
+// command runs one line; it reports whether the shell goes on, and the
+// mode of a program that takes the input next ("cat", "pager").
+func (p *PTY) command(line string) (mode string, ok bool) {
 	name, arg, _ := strings.Cut(line, " ")
 	var out string
 	switch name {
 	case "":
 	case "exit":
-		return false, false
+		return "", false
 	case "echo":
 		out = arg + "\r\n"
 	case "size":
@@ -222,7 +246,7 @@ func (p *PTY) command(line string) (cat, ok bool) {
 		n, _ := strconv.Atoi(arg)
 		for i := 1; i <= n; i++ {
 			if !p.print(fmt.Sprintf("%d\r\n", i)) {
-				return false, false
+				return "", false
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -230,14 +254,30 @@ func (p *PTY) command(line string) (cat, ok bool) {
 		p.mu.Lock()
 		p.cat.Reset()
 		p.mu.Unlock()
-		return true, true
+		return "cat", true
+	case "pager":
+		return "pager", p.print("\x1b[?1049h" + p.page())
 	case "stall":
 		<-p.closed
-		return false, false
+		return "", false
 	default:
 		out = "?: " + line + "\r\n"
 	}
-	return false, p.print(out + p.prompt)
+	return "", p.print(out + p.prompt)
+}
+
+// page draws the pager's screen at the current size.
+func (p *PTY) page() string {
+	p.mu.Lock()
+	rows := p.rows
+	p.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("\x1b[H\x1b[2J")
+	for i := 1; i < rows; i++ {
+		fmt.Fprintf(&b, "page%d\r\n", i)
+	}
+	b.WriteString(":")
+	return b.String()
 }
 
 // print sends s to the reader; false when the terminal was closed.

@@ -1,0 +1,80 @@
+package session
+
+import (
+	"time"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
+
+// Full-screen programs (docs/protocol.md section 12.3). A client keeping
+// the session's scrollback paints on its terminal's primary screen, where
+// a resize moves rows between the screen and the scrollback; a
+// full-screen program's rows must not end up there, and do not with ssh,
+// because the program draws on the terminal's alternate screen, which
+// keeps no scrollback. So the server tells a gosh client which screen it
+// shows (vt.CapAltScreen), and the client switches its terminal with it:
+// c.primary keeps what it knew of the primary screen behind, and on the
+// way back the terminal's answer says what the resizes meanwhile did to
+// it.
+
+// termAlt reports whether the terminal shows its alternate screen, as far
+// as the client knows.
+func (c *client) termAlt() bool { return c.shown != nil && c.shown.Modes().AltScreen }
+
+// leaveAlt switches the terminal back to its primary screen before the
+// client paints there: when the server's screen left its alternate one,
+// or when lines came for the scrollback, which only the primary screen
+// keeps (the alternate screen comes back with the next paint). It asks
+// where the cursor is then, as a paint's query does: resizes while the
+// alternate screen showed may have moved rows of the primary one, and
+// terminals move them, at the latest when they switch back, as for a
+// resize of the primary screen. It reports whether it wrote: the paint
+// then waits for the answer.
+func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
+	if !c.scrollSync || !c.termAlt() {
+		return false
+	}
+	if frame.Modes().AltScreen && len(c.queue) == 0 && c.tr.Remote().ScrollTotal() <= c.scrollPos {
+		return false
+	}
+	b := []byte("\x1b[?1049l")
+	primary := c.primary
+	c.primary = termSnap{}
+	f := &c.fenced
+	switch {
+	case primary.shown == nil:
+		c.shown, c.repaint = nil, true // unknown (a first paint went to the alternate screen)
+	case f.mute:
+		c.restore(primary) // altResized followed its resizes
+	default:
+		c.restore(primary)
+		b = append(b, cprQuery...)
+		f.pending, f.painted, f.first, f.deadline = true, false, nil, now.Add(cprWait)
+		f.before = c.snapshot()
+	}
+	c.write(b)
+	return true
+}
+
+// altResized follows, for a terminal that does not answer queries, what a
+// resize to cols×rows while its alternate screen shows did to the primary
+// screen behind it: a shrink as on the primary screen (rows below the
+// cursor first, then rows from the top into the scrollback, the rule of
+// termResized), a growth adds rows at the bottom, as the server's screen
+// does (vt.Framebuffer.Resize).
+func (c *client) altResized(cols, rows int) {
+	if c.primary.shown == nil {
+		return
+	}
+	alt := c.shown
+	c.shown = c.primary.shown
+	if _, y := c.shown.Cursor(); rows < c.shown.Height() {
+		c.termMoved(-max(0, y-rows+1), cols, rows)
+	} else {
+		shown := c.shown.Clone()
+		shown.Resize(cols, rows)
+		c.shown = shown
+	}
+	c.primary = c.snapshot()
+	c.shown, c.repaint = alt, true
+}
