@@ -362,3 +362,23 @@ func TestE2EScrollbackFullScreenResize(t *testing.T) {
 	}
 	waitHistory(t, tm, 10*time.Second, 1, 80, 0)
 }
+
+// TestE2EScrollbackCatchingUp: the window changes height while the client
+// catches up with a flood over a slow link (the server sends at most 1000
+// lines a round trip, and shows its newest screen meanwhile): the lines
+// still come out exactly once, in order. The client shows the newest
+// screen on the terminal's alternate screen until it has every line, so
+// the terminal pushes none of it ahead of the older lines; before, this
+// left 6 lines twice and the order broken.
+func TestE2EScrollbackCatchingUp(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(500*time.Millisecond, 500*time.Millisecond)
+	tm.Send("seq 1 9900\r")
+	for _, r := range []int{18, 30, 20, 24, 16, 24} {
+		time.Sleep(400 * time.Millisecond)
+		tm.Resize(80, r)
+	}
+	seqDone(t, tm, 9900, 60*time.Second)
+	waitHistoryTwice(t, tm, 30*time.Second, 9900, 0, 0)
+}

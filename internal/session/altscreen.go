@@ -16,6 +16,25 @@ import (
 // c.primary keeps what it knew of the primary screen behind, and on the
 // way back the terminal's answer says what the resizes meanwhile did to
 // it.
+//
+// The client also shows the server's screen on the alternate screen while
+// the server is behind (vt.Complete.ScrollBehind): lines wait in its
+// history, and its screen shows newer rows, which a shrink of the primary
+// screen would push into the scrollback ahead of them.
+
+// homePrimary keeps what the client knows of the primary screen as it
+// switches to the alternate one, having moved the cursor home: a terminal
+// shrinking its primary screen keeps the cursor's row, so with the cursor
+// on the top row it deletes rows at the bottom and pushes none into the
+// scrollback, whatever the program on the alternate screen does.
+func (c *client) homePrimary() {
+	if c.shown != nil {
+		shown := c.shown.Clone()
+		shown.SetCursor(0, 0)
+		c.shown = shown
+	}
+	c.primary = c.snapshot()
+}
 
 // termAlt reports whether the terminal shows its alternate screen, as far
 // as the client knows.

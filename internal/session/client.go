@@ -851,6 +851,9 @@ func (c *client) paint(now time.Time, final bool) {
 	}
 	remote := c.tr.Remote().Framebuffer()
 	frame := remote.Clone()
+	if c.scrollSync && c.tr.Remote().ScrollBehind() {
+		frame.MarkAltScreen() // newer than the lines still to come (altscreen.go)
+	}
 	if !final {
 		c.predict.Cull(now, remote, c.link())
 		c.predict.Apply(frame)
@@ -880,7 +883,8 @@ func (c *client) paint(now time.Time, final bool) {
 		if !drawn {
 			c.fitFrame(frame)
 			if frame.Modes().AltScreen && !c.termAlt() {
-				c.primary = c.snapshot() // the write switches to the alternate screen
+				c.out = append(c.out, "\x1b[H"...)
+				c.homePrimary() // the write switches to the alternate screen
 			}
 		}
 	}

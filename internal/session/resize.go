@@ -201,7 +201,7 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 		// The write went on to the alternate screen, after its line
 		// feeds: behind it the primary screen is as the client knows it
 		// now, and the alternate one is drawn again.
-		c.primary = c.snapshot()
+		c.homePrimary()
 		c.shown, c.repaint = after, true
 		return
 	}

@@ -47,6 +47,7 @@ func (s *server) pushScrollback() {
 		s.term.PushScroll(l)
 		s.histPos++
 	}
+	s.term.SetScrollBehind(s.histPos < h.Total())
 }
 
 // scrollLines returns the lines of the server's state the client has not

@@ -156,11 +156,15 @@ func TestScrollbackResizes(t *testing.T) {
 		during bool // resize while the output runs
 		race   bool // resize just after the terminal answered a query
 		steps  [][]int
+		delay  time.Duration // one way; 0: the rig's
 	}{
-		{"between outputs", false, "seq", 3000, false, false, steps},
-		{"during output", false, "slowseq", 1500, true, false, steps},
-		{"between answer and paint", false, "slowseq", 1500, true, true, steps},
-		{"mute terminal", true, "seq", 3000, false, false, [][]int{{30}, {20}, {26}, {18}, {24}}},
+		{"between outputs", false, "seq", 3000, false, false, steps, 0},
+		{"during output", false, "slowseq", 1500, true, false, steps, 0},
+		{"between answer and paint", false, "slowseq", 1500, true, true, steps, 0},
+		{"mute terminal", true, "seq", 3000, false, false, [][]int{{30}, {20}, {26}, {18}, {24}}, 0},
+		// The server sends at most 1000 lines a round trip: the client
+		// catches up for seconds, showing the newest screen meanwhile.
+		{"catching up with a flood", false, "seq", 9000, true, false, steps, 250 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -168,6 +172,9 @@ func TestScrollbackResizes(t *testing.T) {
 				r.quiet = !testing.Verbose()
 				if tc.mute {
 					r.term.Mute()
+				}
+				if tc.delay > 0 {
+					r.delay = tc.delay
 				}
 				r.start()
 				r.waitScreen(ready, 2*time.Second)

@@ -17,6 +17,7 @@ type Complete struct {
 	disp    *Display // shared by clones; only its scratch space is mutable
 	chans   chanLog  // channel messages from the server
 	scroll  scrollLog
+	behind  bool     // the server's history holds lines beyond the log (section 12.3)
 	hist    *History // the live screen's history (a server's state only; not cloned)
 }
 
@@ -75,7 +76,7 @@ func (c *Complete) Clone() *Complete {
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
 	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
 // sameScreen reports whether a and b show the same thing as far as the
@@ -94,17 +95,25 @@ func (c *Complete) sameScreen(a, b *Framebuffer) bool {
 // message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
 	return c.echoAck != o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
 // changed, a resize if the size changed, the display differ's output as
 // host bytes, then one channel instruction per message beyond from's and
-// one scrollback instruction per line beyond from's. It is empty if there
-// is nothing to send.
+// one scrollback instruction per line beyond from's, and whether the
+// server is behind if that changed. It is empty if there is nothing to
+// send.
 func (c *Complete) Diff(from *Complete) []byte {
 	b := c.chans.appendDiff(c.diffScreen(from), from.chans.total, appendChannel)
-	return c.scroll.appendDiff(b, from.scroll.total, appendScroll)
+	b = c.scroll.appendDiff(b, from.scroll.total, appendScroll)
+	if c.behind != from.behind {
+		var body []byte
+		body = protowire.AppendTag(body, fieldBehind, protowire.VarintType)
+		body = protowire.AppendVarint(body, protowire.EncodeBool(c.behind))
+		b = appendInstruction(b, extBehind, body)
+	}
+	return b
 }
 
 // diffScreen returns the instructions of Diff for the terminal: echo ack,
@@ -168,6 +177,12 @@ func (c *Complete) Apply(diff []byte) error {
 			return applyChannel(&c.chans, in.body[extChannel])
 		case in.has[extScroll]:
 			return applyScroll(&c.scroll, in.body[extScroll])
+		case in.has[extBehind]:
+			v, err := varintOf(in.body[extBehind], fieldBehind)
+			if err != nil {
+				return err
+			}
+			c.behind = v != 0
 		}
 		return nil
 	})
@@ -237,6 +252,15 @@ func (c *Complete) ScrollSince(pos uint64) []ScrollLine { return c.scroll.since(
 // TrimScroll drops the held lines below absolute position pos (the client
 // calls it once they are in the terminal's scrollback).
 func (c *Complete) TrimScroll(pos uint64) { c.scroll.trim(pos) }
+
+// SetScrollBehind records whether the server's history holds lines that
+// wait for room in the log: the screen then shows lines newer than those
+// the client will receive next, and the client keeps it off the
+// terminal's primary screen (section 12.3).
+func (c *Complete) SetScrollBehind(behind bool) { c.behind = behind }
+
+// ScrollBehind reports what SetScrollBehind recorded.
+func (c *Complete) ScrollBehind() bool { return c.behind }
 
 // ScrollHeld returns the number of lines the state's log holds: for a
 // sender's current state, the lines still in flight.

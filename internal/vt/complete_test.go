@@ -243,3 +243,26 @@ func TestCompleteAltScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteScrollBehind: whether the server is behind goes in a diff
+// when it changes, takes part in equality, and reaches the client.
+func TestCompleteScrollBehind(t *testing.T) {
+	server := vt.NewComplete(20, 5)
+	prev := server.Clone()
+	server.SetScrollBehind(true)
+	if server.Equal(prev) {
+		t.Fatal("states that differ in being behind are Equal")
+	}
+	client := prev.Clone()
+	if err := client.Apply(server.Diff(prev)); err != nil || !client.ScrollBehind() || !client.Equal(server) {
+		t.Fatalf("the client is not behind after the diff (%v)", err)
+	}
+	if d := server.Clone().Diff(server); len(d) != 0 {
+		t.Fatalf("no change, diff %q", d)
+	}
+	prev = server.Clone()
+	server.SetScrollBehind(false)
+	if err := client.Apply(server.Diff(prev)); err != nil || client.ScrollBehind() {
+		t.Fatalf("the client is still behind (%v)", err)
+	}
+}

@@ -225,6 +225,12 @@ func (fb *Framebuffer) Rendition() Rendition { return fb.rend }
 // Modes returns the terminal modes.
 func (fb *Framebuffer) Modes() Modes { return fb.modes }
 
+// MarkAltScreen marks fb, a copy made to be drawn, as shown on the
+// alternate screen without changing its rows: a client draws the primary
+// screen there while the lines that left it are still on their way
+// (section 12.3), and a display with CapAltScreen switches screens for it.
+func (fb *Framebuffer) MarkAltScreen() { fb.modes.AltScreen = true }
+
 // Title returns the window title (OSC 0 or 2).
 func (fb *Framebuffer) Title() string { return fb.title }
 

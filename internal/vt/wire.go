@@ -36,6 +36,9 @@ import (
 //	    4 width: varint    the screen's columns then
 //	    5 wrapped: varint  1 if the text continues on the next line
 //	  }
+//	  12 behind {           HostMessage only (gosh), when it changed
+//	    1 behind: varint   1 while the server's history holds lines not yet in the log
+//	  }
 //	}
 const (
 	fieldInstruction protowire.Number = 1
@@ -46,6 +49,7 @@ const (
 	extEchoAck   protowire.Number = 7  // HostMessage
 	extChannel   protowire.Number = 10 // both (gosh)
 	extScroll    protowire.Number = 11 // HostMessage (gosh)
+	extBehind    protowire.Number = 12 // HostMessage (gosh)
 
 	fieldKeys       protowire.Number = 4 // Keystroke.keys
 	fieldHostString protowire.Number = 4 // HostBytes.hoststring
@@ -64,6 +68,7 @@ const (
 	fieldScrollText    protowire.Number = 3 // scroll.text
 	fieldScrollWidth   protowire.Number = 4 // scroll.width
 	fieldScrollWrapped protowire.Number = 5 // scroll.wrapped
+	fieldBehind        protowire.Number = 1 // behind.behind
 )
 
 // ErrMalformed is returned by Apply for a diff that is not a well-formed
@@ -135,14 +140,16 @@ func forEachField(msg []byte, fn func(f field) error) error {
 // instruction is a decoded Instruction: the extensions present (the last
 // occurrence of each wins, as in protobuf).
 type instruction struct {
-	has  [extScroll + 1]bool
-	body [extScroll + 1][]byte
+	has  [extBehind + 1]bool
+	body [extBehind + 1][]byte
 }
 
 // recorded reports whether parseInstructions records (and so validates)
-// extension n: the numbers below 8, as always, and gosh's channel. Others
-// are ignored unparsed.
-func recorded(n protowire.Number) bool { return n < 8 || n == extChannel || n == extScroll }
+// extension n: the numbers below 8, as always, and gosh's. Others are
+// ignored unparsed.
+func recorded(n protowire.Number) bool {
+	return n < 8 || n == extChannel || n == extScroll || n == extBehind
+}
 
 // parseInstructions decodes the instructions of a User/HostMessage.
 func parseInstructions(msg []byte, fn func(in *instruction) error) error {
