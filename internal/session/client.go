@@ -177,6 +177,7 @@ type client struct {
 	scrollSync bool            // the server sends scrollback lines (scrollback.go)
 	scrollPos  uint64          // the server state's scrollback lines taken
 	histNext   uint64          // the number of the next history line expected
+	pushedPos  uint64          // the last pushedTo
 	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
 	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
 	queue      []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
@@ -945,6 +946,9 @@ func (c *client) pushQueue(final bool) (fed, feeds int, drawn bool) {
 		}
 		c.out, c.shown = c.display.FeedLines(c.out, c.shown, c.onTop)
 		c.remember(c.queue[:c.onTop])
+		if c.onTop > 0 {
+			c.pushedTo(c.queue[c.onTop-1].Line + 1) // written below, before the loop waits
+		}
 		fed += c.onTop
 		c.queue, c.onTop = c.queue[c.onTop:], 0
 		feeds = len(c.out)

@@ -237,6 +237,7 @@ func (c *client) tookTop(shown *vt.Framebuffer, k int) {
 		row := shown.Row(r)
 		if c.onTop > 0 || !c.untrusted && len(c.queue) > 0 && c.queue[0].Row(shown.Width()).Text() == row.Text() {
 			c.remember(c.queue[:1])
+			c.pushedTo(c.queue[0].Line + 1)
 			c.queue, c.onTop = c.queue[1:], max(c.onTop-1, 0)
 			continue
 		}

@@ -73,10 +73,21 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 	}
 	c.scrollPos = remote.ScrollTotal()
 	remote.TrimScroll(c.scrollPos)
-	if len(out) > 0 && c.cfg.ScrollPushed != nil {
-		c.cfg.ScrollPushed(c.histNext)
+	if len(out) == 0 && len(c.queue) == 0 {
+		c.pushedTo(c.histNext) // the terminal has them all (or there were none)
 	}
 	return out
+}
+
+// pushedTo tells the session's record (ClientConfig.ScrollPushed) that
+// the terminal's scrollback holds every line before next. It is told
+// once the line feeds that push them are written, not when they arrive:
+// a client killed in between resumes with them still to push.
+func (c *client) pushedTo(next uint64) {
+	if c.cfg.ScrollPushed != nil && next > c.pushedPos {
+		c.pushedPos = next
+		c.cfg.ScrollPushed(next)
+	}
 }
 
 // startScrollback switches the client to native scrollback once the server

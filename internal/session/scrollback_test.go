@@ -277,3 +277,36 @@ func TestScrollbackAltScreen(t *testing.T) {
 		})
 	}
 }
+
+// TestScrollPushedFollowsWrites: the position the client reports for the
+// session's record (ScrollPushed, kept for a resume) is never ahead of the
+// terminal's scrollback by more than the lines of the write under way: a
+// client killed while it catches up with a flood resumes with the lines
+// it had received but not pushed still to come. It reported every line
+// it received, up to 1000 ahead, before.
+func TestScrollPushedFollowsWrites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = !testing.Verbose()
+		r.delay = 250 * time.Millisecond
+		var last uint64
+		r.startServer(session.ServerConfig{})
+		r.startClient(session.ClientConfig{ScrollPushed: func(next uint64) {
+			_, rows := r.term.Size()
+			if has := uint64(len(r.term.Scrollback())); next > has+uint64(rows) {
+				t.Errorf("reported %d lines in the scrollback, which holds %d", next, has)
+			}
+			last = next
+		}})
+		r.waitScreen(ready, 2*time.Second)
+		r.term.Type("seq 5000\r")
+		r.waitFor("the scrollback", 60*time.Second, func() bool {
+			nums, _ := numbersSeen(r.term.Scrollback())
+			return len(nums) >= 4970
+		})
+		time.Sleep(2 * time.Second)
+		if has := uint64(len(r.term.Scrollback())); last != has {
+			t.Errorf("last reported %d, the scrollback holds %d", last, has)
+		}
+	})
+}
