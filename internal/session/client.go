@@ -866,7 +866,15 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
-		if c.leaveAlt(now, frame) || c.askFirst(now, frame) {
+		if c.leaveAlt(now, frame) {
+			return
+		}
+		asked, idle := c.askFirst(now, frame)
+		if asked {
+			return
+		}
+		if idle != nil {
+			c.shown = idle // nothing to write
 			return
 		}
 	}

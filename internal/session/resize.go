@@ -79,16 +79,21 @@ func (c *client) restore(s termSnap) {
 // askFirst asks the terminal where its cursor is, if the client keeps the
 // terminal's scrollback and is about to paint frame without having asked
 // since the last write. It reports whether it asked: the paint then waits
-// for the answer.
-func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) bool {
+// for the answer. If it found that painting frame would write nothing, it
+// returns the frame as painted (idle), so that the paint is not worked
+// out twice.
+func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idle *vt.Framebuffer) {
 	f := &c.fenced
-	if !c.scrollSync || f.mute || f.valid || c.shown == nil || !c.wouldPaint(frame) {
-		return false
+	if !c.scrollSync || f.mute || f.valid || c.shown == nil {
+		return false, nil
+	}
+	if paint, fit := c.wouldPaint(frame); !paint {
+		return false, fit
 	}
 	c.write([]byte(cprQuery))
 	f.pending, f.painted, f.first, f.deadline = true, false, nil, now.Add(cprWait)
 	f.before = c.snapshot()
-	return true
+	return true, nil
 }
 
 // fence prefixes the write in c.out with a query, for a client that keeps
@@ -107,15 +112,19 @@ func (c *client) fence(now time.Time, before termSnap, fed int, drew bool) {
 	}
 }
 
-// wouldPaint reports whether painting frame would write to the terminal.
-func (c *client) wouldPaint(frame *vt.Framebuffer) bool {
+// wouldPaint reports whether painting frame would write to the terminal;
+// if not, also what the client then knows the terminal shows.
+func (c *client) wouldPaint(frame *vt.Framebuffer) (bool, *vt.Framebuffer) {
 	if c.repaint || len(c.queue) > 0 || c.tr.Remote().ScrollTotal() > c.scrollPos {
-		return true
+		return true, nil
 	}
 	fit := frame.Clone()
 	c.fitFrame(fit)
 	c.scratch = c.display.NewFrame(c.scratch[:0], true, c.shown, fit)
-	return len(c.scratch) > 0
+	if len(c.scratch) > 0 {
+		return true, nil
+	}
+	return false, fit
 }
 
 // fenceWait reports whether painting waits for the terminal's answer. A
