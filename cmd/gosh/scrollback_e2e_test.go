@@ -144,17 +144,25 @@ func TestE2EScrollbackSmall(t *testing.T) {
 	}
 }
 
-// TestE2EScrollbackFullScreen: vim and less leave no trace in the
-// scrollback; what was there stays, once.
-func TestE2EScrollbackFullScreen(t *testing.T) {
-	t.Parallel()
-	e2etest.RequireCommands(t, "vim", "less")
+// vimWords starts a session that prints 1..40 and then shows in vim a
+// file of the lines word1 to word300, whose name it returns.
+func vimWords(t *testing.T) (*e2etest.Tmux, string) {
+	t.Helper()
 	_, tm, dir := goshSession(t)
 	file := filepath.Join(dir, "words.txt")
 	tm.Send(fmt.Sprintf("seq 1 40; seq -f 'word%%g' 1 300 > %s\r", file))
 	seqDone(t, tm, 40, 10*time.Second)
 	tm.Send("vim -u NONE -N -n " + file + "\r")
 	tm.WaitForText(10*time.Second, "word1")
+	return tm, file
+}
+
+// TestE2EScrollbackFullScreen: vim and less leave no trace in the
+// scrollback; what was there stays, once.
+func TestE2EScrollbackFullScreen(t *testing.T) {
+	t.Parallel()
+	e2etest.RequireCommands(t, "vim", "less")
+	tm, file := vimWords(t)
 	for range 5 {
 		tm.SendKey("C-f")
 	}
@@ -242,15 +250,25 @@ func TestE2EScrollbackHeight(t *testing.T) {
 // once, in order.
 func TestE2EScrollbackHeightDuringOutput(t *testing.T) {
 	t.Parallel()
+	heightsDuring(t, 20*time.Millisecond, "for i in $(seq 1 4000); do echo $i; sleep 0.0005; done", 4000,
+		700*time.Millisecond, 30, 20, 26, 18, 24)
+}
+
+// heightsDuring runs cmd, which prints the numbers 1..n, in a session
+// whose link delays each direction by delay, and sets the window's height
+// to each of heights in turn, one every gap, while it runs: every number
+// must come out once, in order.
+func heightsDuring(t *testing.T, delay time.Duration, cmd string, n int, gap time.Duration, heights ...int) {
+	t.Helper()
 	_, relay, tm, _ := relayedSession(t)
-	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
-	tm.Send("for i in $(seq 1 4000); do echo $i; sleep 0.0005; done\r")
-	for _, r := range []int{30, 20, 26, 18, 24} {
-		time.Sleep(700 * time.Millisecond)
+	relay.SetDelay(delay, delay)
+	tm.Send(cmd + "\r")
+	for _, r := range heights {
+		time.Sleep(gap)
 		tm.Resize(80, r)
 	}
-	seqDone(t, tm, 4000, 60*time.Second)
-	waitHistoryTwice(t, tm, 10*time.Second, 4000, 0, 0)
+	seqDone(t, tm, n, 60*time.Second)
+	waitHistoryTwice(t, tm, 30*time.Second, n, 0, 0)
 }
 
 // waitHistoryTwice waits until the pane's scrollback and screen hold each
@@ -335,12 +353,7 @@ func relayTarget(s *e2etest.Server) netip.AddrPort {
 func TestE2EScrollbackFullScreenResize(t *testing.T) {
 	t.Parallel()
 	e2etest.RequireCommands(t, "vim")
-	_, tm, dir := goshSession(t)
-	file := filepath.Join(dir, "words.txt")
-	tm.Send(fmt.Sprintf("seq 1 40; seq -f 'word%%g' 1 300 > %s\r", file))
-	seqDone(t, tm, 40, 10*time.Second)
-	tm.Send("vim -u NONE -N -n " + file + "\r")
-	tm.WaitForText(10*time.Second, "word1")
+	tm, _ := vimWords(t)
 	for _, r := range []int{12, 30, 16} {
 		tm.Send("L") // the cursor on the bottom row: a shrink pushes top rows
 		time.Sleep(300 * time.Millisecond)
@@ -372,13 +385,5 @@ func TestE2EScrollbackFullScreenResize(t *testing.T) {
 // left 6 lines twice and the order broken.
 func TestE2EScrollbackCatchingUp(t *testing.T) {
 	t.Parallel()
-	_, relay, tm, _ := relayedSession(t)
-	relay.SetDelay(500*time.Millisecond, 500*time.Millisecond)
-	tm.Send("seq 1 9900\r")
-	for _, r := range []int{18, 30, 20, 24, 16, 24} {
-		time.Sleep(400 * time.Millisecond)
-		tm.Resize(80, r)
-	}
-	seqDone(t, tm, 9900, 60*time.Second)
-	waitHistoryTwice(t, tm, 30*time.Second, 9900, 0, 0)
+	heightsDuring(t, 500*time.Millisecond, "seq 1 9900", 9900, 400*time.Millisecond, 18, 30, 20, 24, 16, 24)
 }

@@ -107,7 +107,7 @@ func TestResumeEpoch(t *testing.T) {
 		r := newRig(t)
 		r.start()
 		r.term.Type("seq 100\r")
-		r.waitFor("seq's end", 5*time.Second, func() bool { return strings.Contains(strings.Join(r.term.Screen(), "\n"), "100\ngosh$") })
+		r.waitPrompt("100", 5*time.Second)
 		var pushed uint64 = 50 // the first client put lines 0..49 into its terminal's scrollback
 		// The client dies: nothing more from it, not even a shutdown.
 		r.setDrop(func(from, _ netip.AddrPort) bool { return from.Addr() == clientIP })

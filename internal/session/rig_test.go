@@ -212,6 +212,14 @@ func (r *rig) waitScreen(s string, limit time.Duration) {
 	r.waitFor("\""+s+"\" on the screen", limit, func() bool { return r.term.Contains(s) })
 }
 
+// waitPrompt waits up to limit for the prompt on the row below last.
+func (r *rig) waitPrompt(last string, limit time.Duration) {
+	r.t.Helper()
+	r.waitFor("the prompt after "+last, limit, func() bool {
+		return strings.Contains(strings.Join(r.term.Screen(), "\n"), last+"\n"+ready)
+	})
+}
+
 // waitEnd waits up to limit for a loop's result.
 func (r *rig) waitEnd(what string, done chan error, limit time.Duration) (error, time.Duration) {
 	r.t.Helper()

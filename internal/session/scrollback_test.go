@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/session/sessiontest"
 )
 
 // numbersSeen returns the numbers among lines (ignoring others) and
@@ -26,6 +27,17 @@ func numbersSeen(lines []string) (nums []int, markers int) {
 		}
 	}
 	return nums, markers
+}
+
+// wantLines checks that the terminal's scrollback and screen hold the
+// numbers 1..n, once each and in order, and no skipped-lines marker.
+func wantLines(t *testing.T, term *sessiontest.Terminal, n int) {
+	t.Helper()
+	nums, markers := numbersSeen(append(term.Scrollback(), term.Screen()...))
+	if markers != 0 {
+		t.Errorf("%d skipped-lines markers", markers)
+	}
+	wantRun(t, nums, 1, n)
 }
 
 // wantRun checks that nums is exactly from..to.
@@ -59,21 +71,14 @@ func TestScrollbackSeq(t *testing.T) {
 				r.setDrop(func(netip.AddrPort, netip.AddrPort) bool { return rng.Float64() < loss })
 				r.start()
 				r.term.Type("seq 3000\r")
-				r.waitFor("the prompt after seq", 60*time.Second, func() bool {
-					s := r.term.Screen()
-					return strings.Contains(strings.Join(s, "\n"), "3000\ngosh$")
-				})
+				r.waitPrompt("3000", 60*time.Second)
 				// The lines that left the screen go to the scrollback
 				// once their frames are acknowledged.
 				r.waitFor("the scrollback", 30*time.Second, func() bool {
 					nums, _ := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
 					return len(nums) >= 3000
 				})
-				nums, markers := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
-				if markers != 0 {
-					t.Errorf("%d skipped-lines markers", markers)
-				}
-				wantRun(t, nums, 1, 3000)
+				wantLines(t, r.term, 3000)
 			})
 		})
 	}
@@ -93,9 +98,7 @@ func TestScrollbackSmall(t *testing.T) {
 		r.term.Type("seq 5000\r")
 		time.Sleep(5 * time.Second)
 		r.restore()
-		r.waitFor("the prompt after seq", 30*time.Second, func() bool {
-			return strings.Contains(strings.Join(r.term.Screen(), "\n"), "5000\ngosh$")
-		})
+		r.waitPrompt("5000", 30*time.Second)
 		time.Sleep(5 * time.Second)
 		all := append(r.term.Scrollback(), r.term.Screen()...)
 		marker := -1
@@ -131,9 +134,7 @@ func TestScrollbackDisabled(t *testing.T) {
 		r.startClient(session.ClientConfig{})
 		r.waitScreen(ready, 2*time.Second)
 		r.term.Type("seq 200\r")
-		r.waitFor("the prompt after seq", 30*time.Second, func() bool {
-			return strings.Contains(strings.Join(r.term.Screen(), "\n"), "200\ngosh$")
-		})
+		r.waitPrompt("200", 30*time.Second)
 		if sb := r.term.Scrollback(); len(sb) != 0 {
 			t.Fatalf("%d lines in the scrollback with the history off", len(sb))
 		}
@@ -201,10 +202,7 @@ func TestScrollbackResizes(t *testing.T) {
 				if tc.during {
 					resize()
 				}
-				end := fmt.Sprintf("%d\ngosh$", tc.n)
-				r.waitFor("the prompt after seq", 60*time.Second, func() bool {
-					return strings.Contains(strings.Join(r.term.Screen(), "\n"), end)
-				})
+				r.waitPrompt(strconv.Itoa(tc.n), 60*time.Second)
 				if !tc.during {
 					r.waitFor("the scrollback", 30*time.Second, func() bool {
 						nums, _ := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
@@ -213,11 +211,7 @@ func TestScrollbackResizes(t *testing.T) {
 					resize()
 				}
 				time.Sleep(5 * time.Second)
-				nums, markers := numbersSeen(append(r.term.Scrollback(), r.term.Screen()...))
-				if markers != 0 {
-					t.Errorf("%d skipped-lines markers", markers)
-				}
-				wantRun(t, nums, 1, tc.n)
+				wantLines(t, r.term, tc.n)
 			})
 		})
 	}
@@ -243,9 +237,7 @@ func TestScrollbackAltScreen(t *testing.T) {
 				r.start()
 				r.waitScreen(ready, 2*time.Second)
 				r.term.Type("seq 100\r")
-				r.waitFor("the prompt after seq", 10*time.Second, func() bool {
-					return strings.Contains(strings.Join(r.term.Screen(), "\n"), "100\ngosh$")
-				})
+				r.waitPrompt("100", 10*time.Second)
 				r.term.Type("pager\r")
 				r.waitScreen("page1", 5*time.Second)
 				for _, rows := range []int{16, 30, 12, 24} {
@@ -258,9 +250,7 @@ func TestScrollbackAltScreen(t *testing.T) {
 				time.Sleep(time.Second)
 				r.term.Type("q")
 				r.term.Type("echo done\r")
-				r.waitFor("the prompt after echo", 5*time.Second, func() bool {
-					return strings.Contains(strings.Join(r.term.Screen(), "\n"), "done\ngosh$")
-				})
+				r.waitPrompt("done", 5*time.Second)
 				time.Sleep(2 * time.Second)
 				sb := r.term.Scrollback()
 				for _, l := range sb {
@@ -268,11 +258,7 @@ func TestScrollbackAltScreen(t *testing.T) {
 						t.Fatalf("the pager's row %q is in the scrollback:\n%s", l, strings.Join(sb, "\n"))
 					}
 				}
-				nums, markers := numbersSeen(append(sb, r.term.Screen()...))
-				if markers != 0 {
-					t.Errorf("%d skipped-lines markers", markers)
-				}
-				wantRun(t, nums, 1, 100)
+				wantLines(t, r.term, 100)
 			})
 		})
 	}
