@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -75,12 +77,30 @@ func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
 	return true
 }
 
+// leaveAltForGood appends to b what takes the terminal back to its
+// primary screen as the session ends or stops, with the cursor on the
+// last row that shows anything (the cursor 1049 restores is home): what
+// is written next goes below it.
+func (c *client) leaveAltForGood(b []byte) []byte {
+	b = append(b, "\x1b[?1049l"...)
+	y := vt.MaxRows // unknown: the bottom row
+	if p := c.primary.shown; p != nil {
+		y = 0
+		for r := range p.Height() {
+			if strings.TrimSpace(p.Row(r).Text()) != "" {
+				y = r
+			}
+		}
+	}
+	return fmt.Appendf(b, "\x1b[%d;1H", y+1)
+}
+
 // altResized follows, for a terminal that does not answer queries, what a
 // resize to cols×rows while its alternate screen shows did to the primary
 // screen behind it: a shrink as on the primary screen (rows below the
 // cursor first, then rows from the top into the scrollback, the rule of
-// termResized), a growth adds rows at the bottom, as the server's screen
-// does (vt.Framebuffer.Resize).
+// termResized; none, the cursor being home), a growth adds rows at the
+// bottom, as the server's screen does (vt.Framebuffer.Resize).
 func (c *client) altResized(cols, rows int) {
 	if c.primary.shown == nil {
 		return

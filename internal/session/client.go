@@ -314,7 +314,7 @@ func (c *client) deinit() {
 	c.resetDone = true
 	b := []byte(deinitModes)
 	if c.scrollSync && c.termAlt() {
-		b = append(b, "\x1b[?1049l"...) // the shell's screen, as a full-screen program leaves it
+		b = c.leaveAltForGood(b)
 	}
 	if c.altScreen() {
 		b = append(b, c.tinfo.ExitCA...)
@@ -852,7 +852,7 @@ func (c *client) paint(now time.Time, final bool) {
 	}
 	remote := c.tr.Remote().Framebuffer()
 	frame := remote.Clone()
-	if c.scrollSync && c.tr.Remote().ScrollBehind() {
+	if c.scrollSync && c.tr.Remote().ScrollBehind() && !final {
 		frame.MarkAltScreen() // newer than the lines still to come (altscreen.go)
 	}
 	if !final {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -293,6 +294,30 @@ func TestScrollPushedFollowsWrites(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		if has := uint64(len(r.term.Scrollback())); last != has {
 			t.Errorf("last reported %d, the scrollback holds %d", last, has)
+		}
+	})
+}
+
+// TestScrollbackEndInAltScreen: a session that ends while a full-screen
+// program shows leaves the terminal on its primary screen, with the
+// shell's screen and the exit message below its last row.
+func TestScrollbackEndInAltScreen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.start()
+		r.term.Type("echo before\r")
+		r.waitPrompt("before", 5*time.Second)
+		r.term.Type("pager\r")
+		r.waitScreen("page1", 5*time.Second)
+		time.Sleep(time.Second)
+		r.shell.Close()
+		r.serverEnd(5 * time.Second)
+		r.clientEnd(5 * time.Second)
+		// The pager's command line shows as far as the client painted it
+		// before the pager's screen came.
+		screen := strings.Join(r.term.Screen(), "\n")
+		if !regexp.MustCompile(`before\ngosh\$ p[ager]*\n\[gosh is exiting\.\]`).MatchString(screen) || strings.Contains(screen, "page1") {
+			t.Errorf("the screen after the end:\n%s", screen)
 		}
 	})
 }
