@@ -897,9 +897,14 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 		}
 	}
+	var part *vt.Framebuffer // a band of frame, if that is all the write holds
 	if !drawn {
 		initialized := !c.repaint && c.shown != nil
+		n := len(c.out)
 		c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
+		if c.scrollSync && !final && !c.fenced.mute && len(c.out) > writeRoom {
+			c.out, part = c.band(c.out[:n], initialized, frame)
+		}
 	}
 	if len(c.out) > 0 {
 		if drew := len(c.out) > feeds; !final && c.scrollSync && !c.fenced.mute {
@@ -917,7 +922,10 @@ func (c *client) paint(now time.Time, final bool) {
 		c.write(c.out)
 		c.fenced.valid = false
 	}
-	if !drawn {
+	switch {
+	case part != nil:
+		c.shown, c.repaint = part, false // the rest in the next writes
+	case !drawn:
 		c.shown, c.repaint = frame, false
 	}
 }
@@ -942,7 +950,7 @@ func (c *client) pushQueue(final bool) (fed, feeds int, drawn bool) {
 				shown = nil
 			}
 			n := len(c.out)
-			c.out, c.shown, c.onTop = c.display.DrawLines(c.out, shown, c.cols, c.rows, c.queue)
+			c.out, c.shown, c.onTop = c.drawLines(shown, asking)
 			c.repaint = false
 			if len(c.out) > n && asking {
 				return fed, feeds, true

@@ -256,3 +256,64 @@ func (c *client) tookTop(shown *vt.Framebuffer, k int) {
 		c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 	}
 }
+
+// writeRoom bounds what a write to a terminal whose scrollback the client
+// keeps holds, besides its query and its last cursor move. xterm and tmux
+// read 4 KiB at a time, and a resize between two reads of one write
+// lands on rows the client cannot know of, while one between two writes
+// shows in the next write's answer. So a larger frame is drawn in bands
+// of rows (band), a write each, and a screenful of lines in smaller
+// groups (drawLines); a write below 4 KiB is also one chunk for the
+// kernel's tty layer.
+const writeRoom = 2048 - len(cprQuery) - len("\x1b[999;999H")
+
+// band appends to out, which holds the write so far, as much of frame as
+// fits in the write: the frame down to some row, what the terminal shows
+// below left as it is (blank if the frame is drawn from a reset). It
+// returns what the terminal shows then; the next writes draw the rest. A
+// single row too large for a write is written whole.
+func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
+	var below *vt.Framebuffer
+	if s := c.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
+		s.Modes().AltScreen == frame.Modes().AltScreen {
+		below = s
+	}
+	room := writeRoom - len(out)
+	var best *vt.Framebuffer
+	var bestOut []byte
+	lo, hi := 1, frame.Height()-1
+	for lo <= hi {
+		k := (lo + hi) / 2
+		part := frame.WithRowsBelow(k, below)
+		b := c.display.NewFrame(nil, initialized, c.shown, part)
+		if len(b) > room && k > 1 {
+			hi = k - 1
+			continue
+		}
+		best, bestOut, lo = part, b, k+1
+		if len(b) > room {
+			break // one row, written whole
+		}
+	}
+	return append(out, bestOut...), best
+}
+
+// drawLines draws the head of the queue on the top rows of what the
+// terminal shows (shown, nil if unknown), as vt.Display.DrawLines, in a
+// write of at most writeRoom bytes when asking: fewer lines if a
+// screenful is too large, at least one.
+func (c *client) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
+	n := len(c.out)
+	lines := c.queue
+	for {
+		out, drawn, k := c.display.DrawLines(c.out[:n], shown, c.cols, c.rows, lines)
+		if !asking || len(out) <= writeRoom || k <= 1 {
+			return out, drawn, k
+		}
+		m := min(k, len(lines)) / 2
+		for m > 1 && lines[m-1].Wrapped {
+			m-- // a wrapped line goes with its continuation
+		}
+		lines = lines[:max(m, 1)]
+	}
+}

@@ -15,7 +15,7 @@ import (
 	"github.com/gosh-term/gosh/internal/session/sessiontest"
 )
 
-// numbersSeen returns the numbers among lines (ignoring others) and
+// numbersSeen returns the numbers that start lines (ignoring others) and
 // whether a skipped-lines marker was among them, how many times.
 func numbersSeen(lines []string) (nums []int, markers int) {
 	for _, l := range lines {
@@ -23,8 +23,10 @@ func numbersSeen(lines []string) (nums []int, markers int) {
 			markers++
 			continue
 		}
-		if n, err := strconv.Atoi(l); err == nil {
-			nums = append(nums, n)
+		if f := strings.Fields(l); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				nums = append(nums, n)
+			}
 		}
 	}
 	return nums, markers
@@ -319,5 +321,39 @@ func TestScrollbackEndInAltScreen(t *testing.T) {
 		if !regexp.MustCompile(`before\ngosh\$ p[ager]*\n\[gosh is exiting\.\]`).MatchString(screen) || strings.Contains(screen, "page1") {
 			t.Errorf("the screen after the end:\n%s", screen)
 		}
+	})
+}
+
+// TestScrollbackResizeMidWrite: the terminal reads 4 KiB at a time, as
+// xterm and tmux do, and its window changes height between two reads of
+// one write: the repaint a resize brings, on a wide, full screen, is
+// larger than that. The client keeps each write smaller than a read, so
+// the change falls between writes, where its query sees it, and the lines
+// stay once each, in order.
+func TestScrollbackResizeMidWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = !testing.Verbose()
+		r.term.SetSize(160, 40)
+		r.start()
+		r.term.SetReadSize(4096)
+		r.term.Type("wideseq 300\r")
+		r.waitPrompt(fmt.Sprintf("300 %s", strings.Repeat("x", 120)), 10*time.Second)
+		time.Sleep(2 * time.Second)
+		for _, step := range [][2]int{{30, 46}, {44, 24}, {20, 36}, {40, 40}} {
+			r.term.ResizeMidWrite(step[1])
+			r.term.SetSize(160, step[0])
+			r.cliSig <- session.SignalResize
+			time.Sleep(time.Second)
+			r.cliSig <- session.SignalResize
+			time.Sleep(time.Second)
+		}
+		if n := r.term.MidWriteResizes(); n != 4 {
+			t.Fatalf("%d resizes during a repaint, want 4", n)
+		}
+		r.term.Type("echo done\r")
+		r.waitPrompt("done", 5*time.Second)
+		time.Sleep(2 * time.Second)
+		wantLines(t, r.term, 300)
 	})
 }

@@ -225,6 +225,22 @@ func (fb *Framebuffer) Rendition() Rendition { return fb.rend }
 // Modes returns the terminal modes.
 func (fb *Framebuffer) Modes() Modes { return fb.modes }
 
+// WithRowsBelow returns a copy of fb whose rows from y on are below's (a
+// screen of fb's size), or blank if below is nil: a client that draws fb
+// in parts (bands of rows, one write each) models with it the terminal
+// after a part.
+func (fb *Framebuffer) WithRowsBelow(y int, below *Framebuffer) *Framebuffer {
+	c := fb.Clone()
+	for r := max(y, 0); r < c.h; r++ {
+		if below != nil {
+			c.rows[r] = below.rows[r].clone(c.owner)
+		} else {
+			c.rows[r] = c.newRow(Rendition{})
+		}
+	}
+	return c
+}
+
 // MarkAltScreen marks fb, a copy made to be drawn, as shown on the
 // alternate screen without changing its rows: a client draws the primary
 // screen there while the lines that left it are still on their way

@@ -302,3 +302,27 @@ func TestClientModelMoves(t *testing.T) {
 		t.Errorf("InsertTop: cursor on row %d, want 7", y)
 	}
 }
+
+// TestWithRowsBelow: the rows from y on come from below (or are blank),
+// the rest and the cursor from the frame, and the copy does not change
+// when below's emulator writes on.
+func TestWithRowsBelow(t *testing.T) {
+	e := vt.NewEmulator(10, 4)
+	e.Feed([]byte("a\r\nb\r\nc\r\nd"), nil)
+	o := vt.NewEmulator(10, 4)
+	o.Feed([]byte("1\r\n2\r\n3\r\n4"), nil)
+	part := e.Framebuffer().WithRowsBelow(2, o.Framebuffer())
+	if got := strings.Join(rowTexts(part), ","); got != "a,b,3,4" {
+		t.Errorf("rows %q, want a,b,3,4", got)
+	}
+	if x, y := part.Cursor(); x != 1 || y != 3 {
+		t.Errorf("cursor %d,%d, want the frame's 1,3", x, y)
+	}
+	o.Feed([]byte("\x1b[3;1HZ"), nil) // below's emulator writes on
+	if got := strings.Join(rowTexts(part), ","); got != "a,b,3,4" {
+		t.Errorf("the copy changed with below: %q", got)
+	}
+	if got := strings.Join(rowTexts(e.Framebuffer().WithRowsBelow(1, nil)), ","); got != "a,,," {
+		t.Errorf("rows %q, want a and blanks", got)
+	}
+}

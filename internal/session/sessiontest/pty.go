@@ -37,6 +37,7 @@ type PTY struct {
 //	echo WORDS   prints WORDS
 //	size         prints "ROWS COLS"
 //	seq N        prints 1 to N, a line each
+//	wideseq N    prints 1 to N, a line each, each followed by 120 x's
 //	cat          collects input, unechoed, until Ctrl-D
 //	pager        a full-screen program: on the alternate screen, rows
 //	             "page1" to "pageN" above a ":" on the bottom row, with
@@ -240,6 +241,13 @@ func (p *PTY) command(line string) (mode string, ok bool) {
 		var b strings.Builder
 		for i := 1; i <= n; i++ {
 			fmt.Fprintf(&b, "%d\r\n", i)
+		}
+		out = b.String()
+	case "wideseq":
+		n, _ := strconv.Atoi(arg)
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "%d %s\r\n", i, strings.Repeat("x", 120))
 		}
 		out = b.String()
 	case "slowseq": // seq, a line every 5 ms

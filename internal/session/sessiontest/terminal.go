@@ -30,6 +30,9 @@ type Terminal struct {
 	mute      bool // answers no queries
 	hungUp    bool
 	racing    []int // heights to take right after the next answer (ResizeAfterAnswer)
+	readSize  int   // the most a read takes (0: a whole write)
+	midWrite  []int // heights to take between the reads of a write (ResizeMidWrite)
+	midDone   int   // how many times they were taken
 }
 
 // answerWait bounds how long an answer waits for the client to read it.
@@ -102,6 +105,37 @@ func (t *Terminal) ResizeAfterAnswer(rows ...int) {
 	defer t.mu.Unlock()
 	t.racing = rows
 }
+
+// SetReadSize makes the terminal read what the client writes n bytes at
+// a time, as xterm and tmux read 4 KiB at a time: between two reads of
+// one write, the window may change (ResizeMidWrite).
+func (t *Terminal) SetReadSize(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.readSize = n
+}
+
+// ResizeMidWrite makes the terminal take each of the heights in turn (as
+// SetSize) while it renders the next large write (1 KiB or more, a
+// repaint): after its first read if it takes more than one, else right
+// after it. The test then sends session.SignalResize. MidWriteResizes
+// says when it happened.
+func (t *Terminal) ResizeMidWrite(rows ...int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.midWrite = rows
+}
+
+// MidWriteResizes returns how many times ResizeMidWrite's heights were
+// taken.
+func (t *Terminal) MidWriteResizes() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.midDone
+}
+
+// largeWrite is where ResizeMidWrite's writes start.
+const largeWrite = 1024
 
 // queryAlone bounds the writes ResizeAfterAnswer takes for a query alone.
 const queryAlone = 32
@@ -182,7 +216,22 @@ func (t *Terminal) Mute() {
 func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	reply := t.emu.Feed(p, nil)
+	var reply []byte
+	if len(t.midWrite) > 0 && len(p) >= largeWrite {
+		n := len(p)
+		if t.readSize > 0 {
+			n = min(n, t.readSize)
+		}
+		reply = t.emu.Feed(p[:n], nil)
+		for _, rows := range t.midWrite {
+			t.setSize(t.cols, rows)
+		}
+		t.midWrite = nil
+		t.midDone++
+		reply = t.emu.Feed(p[n:], reply)
+	} else {
+		reply = t.emu.Feed(p, nil)
+	}
 	t.written += len(p)
 	if len(reply) > 0 && len(p) <= queryAlone && len(t.racing) > 0 {
 		for _, rows := range t.racing {
