@@ -15,7 +15,7 @@ import (
 	"github.com/gosh-term/gosh/internal/e2etest"
 )
 
-// numbers returns the lines of h that are numbers, and how many
+// numbers returns the numbers that start lines of h, and how many
 // skipped-lines markers h holds.
 func numbers(h []string) (nums []int, markers int) {
 	for _, l := range h {
@@ -23,8 +23,10 @@ func numbers(h []string) (nums []int, markers int) {
 			markers++
 			continue
 		}
-		if n, err := strconv.Atoi(strings.TrimSpace(l)); err == nil {
-			nums = append(nums, n)
+		if f := strings.Fields(l); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				nums = append(nums, n)
+			}
 		}
 	}
 	return nums, markers
@@ -386,4 +388,35 @@ func TestE2EScrollbackFullScreenResize(t *testing.T) {
 func TestE2EScrollbackCatchingUp(t *testing.T) {
 	t.Parallel()
 	heightsDuring(t, 500*time.Millisecond, "seq 1 9900", 9900, 400*time.Millisecond, 18, 30, 20, 24, 16, 24)
+}
+
+// TestE2EScrollbackWideDrag: a wide window full of long lines is dragged
+// shorter and taller: each step brings a repaint of about 8 KiB, which the
+// client draws in writes of at most 2 KiB, and the lines stay once each,
+// in order. Whether tmux takes a step in the middle of a write is up to
+// it; the session-loop test TestScrollbackResizeMidWrite makes sure.
+func TestE2EScrollbackWideDrag(t *testing.T) {
+	t.Parallel()
+	_, relay, tm, _ := relayedSession(t)
+	relay.SetDelay(20*time.Millisecond, 20*time.Millisecond)
+	tm.Resize(200, 50)
+	time.Sleep(time.Second)
+	tm.Send("for i in $(seq 1 300); do printf '%d %0150d\\n' $i 0; done\r")
+	tm.WaitFor(20*time.Second, "the prompt after the lines", func(s []string) bool {
+		i := lastNonEmpty(s)
+		return i > 0 && s[i] == prompt && strings.HasPrefix(s[i-1], "300 ")
+	})
+	time.Sleep(time.Second)
+	for r := 50; r >= 26; r -= 2 {
+		tm.Resize(200, r)
+		time.Sleep(15 * time.Millisecond)
+	}
+	for r := 26; r <= 56; r += 3 {
+		tm.Resize(200, r)
+		time.Sleep(15 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	tm.Send("seq 301 400\r")
+	seqDone(t, tm, 400, 10*time.Second)
+	waitHistoryTwice(t, tm, 10*time.Second, 400, 0, 0)
 }
