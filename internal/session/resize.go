@@ -270,8 +270,9 @@ const writeRoom = 2048 - len(cprQuery) - len("\x1b[999;999H")
 // band appends to out, which holds the write so far, as much of frame as
 // fits in the write: the frame down to some row, what the terminal shows
 // below left as it is (blank if the frame is drawn from a reset). It
-// returns what the terminal shows then; the next writes draw the rest. A
-// single row too large for a write is written whole.
+// returns what the terminal shows then (nil: all of frame); the next
+// writes draw the rest. A single row too large for a write is written
+// whole.
 func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
 	var below *vt.Framebuffer
 	if s := c.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
@@ -294,6 +295,9 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 		if len(b) > room {
 			break // one row, written whole
 		}
+	}
+	if best == nil { // a screen of one row
+		return c.display.NewFrame(out, initialized, c.shown, frame), nil
 	}
 	return append(out, bestOut...), best
 }
