@@ -917,7 +917,7 @@ func (c *client) paint(now time.Time, final bool) {
 				}
 				c.out = fmt.Appendf(c.out, "\x1b[%d;%dH", y+1, x+1)
 			}
-			c.fence(now, before, fed, drew)
+			c.fence(now, before, fed, feeds)
 		}
 		c.write(c.out)
 		c.fenced.valid = false

@@ -49,6 +49,7 @@ type paintFence struct {
 	before   termSnap // what the client knew of the terminal when it asked
 	fed      int      // lines the write pushed with line feeds, before it drew anything
 	drew     bool     // the write drew after them
+	drawing  []byte   // what it wrote after them
 }
 
 // termSnap is what the client knows of its terminal at one moment: what
@@ -99,14 +100,15 @@ func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idl
 // fence prefixes the write in c.out with a query, for a client that keeps
 // the scrollback of a terminal that answers: before is what the client
 // knew of the terminal before the write, which pushed fed lines with line
-// feeds first and drew after them if drew.
-func (c *client) fence(now time.Time, before termSnap, fed int, drew bool) {
+// feeds first, ending at c.out[feeds], and drew after them if it goes on.
+func (c *client) fence(now time.Time, before termSnap, fed, feeds int) {
 	f := &c.fenced
+	f.drawing = append(f.drawing[:0], c.out[feeds:]...)
 	c.out = append(c.out, cprQuery...)
 	copy(c.out[len(cprQuery):], c.out)
 	copy(c.out, cprQuery)
 	f.pending, f.painted, f.first, f.deadline = true, true, nil, now.Add(cprWait)
-	f.before, f.fed, f.drew = before, fed, drew
+	f.before, f.fed, f.drew = before, fed, len(f.drawing) > 0
 	if before.shown == nil {
 		f.unsure = true // a first paint: the answer says where the cursor was
 	}
@@ -199,8 +201,10 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	}
 	// The write landed on moved rows. What it pushed is known: the rows
 	// on the top of the moved screen, as many as its line feeds. What it
-	// drew after them is not, and is drawn again; its rows are where it
-	// put them, its last move having been absolute, as the cursor is.
+	// drew after them is replayed on what the terminal showed then, unless
+	// it scrolled rows off (a narrower screen wrapped them): those rows are
+	// not known, and are drawn again; they are where the write put them,
+	// its last move having been absolute, as the cursor is.
 	c.logf("the terminal resized under a write: its rows moved by %d", y-by)
 	after := c.shown
 	c.restore(b)
@@ -214,10 +218,21 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 		c.shown, c.repaint = after, true
 		return
 	}
-	if f.drew {
-		c.shown.SetCursor(after.Cursor())
-		c.onTop, c.repaint, c.untrusted = 0, true, true
+	if !f.drew {
+		return
 	}
+	if shown, pushed := vt.Replay(c.shown, f.drawing); pushed == 0 {
+		c.shown, c.onTop, c.repaint = shown, 0, true
+		for c.onTop < min(len(c.queue), shown.Height()) && shown.Row(c.onTop).Text() == c.queue[c.onTop].Row(shown.Width()).Text() {
+			c.onTop++ // lines the write drew, on the top rows still
+		}
+		// The answer is as good as one to a question alone: the next
+		// paint, which corrects the screen, goes at once.
+		f.valid = true
+		return
+	}
+	c.shown.SetCursor(after.Cursor())
+	c.onTop, c.repaint, c.untrusted = 0, true, true
 }
 
 // feedTop accounts for line feeds that pushed the top k rows of what the

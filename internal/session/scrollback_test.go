@@ -357,3 +357,28 @@ func TestScrollbackResizeMidWrite(t *testing.T) {
 		wantLines(t, r.term, 300)
 	})
 }
+
+// TestScrollbackResizeBeforeWrite: the terminal shrinks just before it
+// reads a paint (an echo), and again just before it reads the next (the
+// repaint the first brings): the client replays the first paint on the
+// rows as they had moved, so it knows which rows the second shrink
+// pushed, and skips those lines when the server sends them.
+func TestScrollbackResizeBeforeWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = !testing.Verbose()
+		r.start()
+		r.term.Type("seq 100\r")
+		r.waitPrompt("100", 10*time.Second)
+		time.Sleep(2 * time.Second)
+		r.term.ResizeBeforeWrites(22, 20)
+		r.term.Type("e")
+		time.Sleep(time.Second)
+		r.cliSig <- session.SignalResize
+		time.Sleep(time.Second)
+		r.term.Type("cho done\r")
+		r.waitPrompt("done", 5*time.Second)
+		time.Sleep(2 * time.Second)
+		wantLines(t, r.term, 100)
+	})
+}

@@ -22,6 +22,20 @@ func NewEmulator(w, h int) *Emulator {
 	return &Emulator{t: terminal{fb: NewFramebuffer(w, h)}}
 }
 
+// Replay returns what a terminal showing fb shows after it read p, bytes
+// a [Display] wrote (read with the modes a differ assumes), and how many
+// rows p scrolled off the top of its primary screen, which a terminal
+// keeps in its scrollback. A client replays with it a write that landed on
+// a screen that had changed since it made the write. fb is not modified.
+func Replay(fb *Framebuffer, p []byte) (*Framebuffer, uint64) {
+	e := &Emulator{t: terminal{fb: fb.Clone()}}
+	e.t.fb.assumeDiffModes()
+	h := e.EnableHistory(1)
+	e.Feed(p, nil)
+	e.t.fb.hist = nil
+	return e.t.fb, h.Total()
+}
+
 // Feed interprets host output p and returns reply with the answers to any
 // queries in p appended. It keeps no reference to p.
 func (e *Emulator) Feed(p, reply []byte) []byte {

@@ -326,3 +326,26 @@ func TestWithRowsBelow(t *testing.T) {
 		t.Errorf("rows %q, want a and blanks", got)
 	}
 }
+
+// TestReplay: a write replayed on a screen shows what a terminal shows
+// after it, and says how many rows it scrolled off the top; the screen
+// given is left alone.
+func TestReplay(t *testing.T) {
+	e := vt.NewEmulator(10, 3)
+	e.Feed([]byte("a\r\nb\r\nc"), nil)
+	fb := e.Framebuffer()
+	got, pushed := vt.Replay(fb, []byte("\x1b[1;1HA\x1b[3;2H"))
+	if s := strings.Join(rowTexts(got), ","); s != "A,b,c" || pushed != 0 {
+		t.Errorf("rows %q, %d pushed; want A,b,c and none", s, pushed)
+	}
+	if x, y := got.Cursor(); x != 1 || y != 2 {
+		t.Errorf("cursor %d,%d, want 1,2", x, y)
+	}
+	got, pushed = vt.Replay(fb, []byte("\x1b[3;1H\n\nz"))
+	if s := strings.Join(rowTexts(got), ","); s != "c,,z" || pushed != 2 {
+		t.Errorf("rows %q, %d pushed; want c,,z and 2", s, pushed)
+	}
+	if s := strings.Join(rowTexts(fb), ","); s != "a,b,c" {
+		t.Errorf("the screen given changed to %q", s)
+	}
+}

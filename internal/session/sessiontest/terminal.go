@@ -33,6 +33,7 @@ type Terminal struct {
 	readSize  int   // the most a read takes (0: a whole write)
 	midWrite  []int // heights to take between the reads of a write (ResizeMidWrite)
 	midDone   int   // how many times they were taken
+	preWrite  []int // heights to take before each of the next writes that are not a query alone (ResizeBeforeWrites)
 }
 
 // answerWait bounds how long an answer waits for the client to read it.
@@ -134,6 +135,16 @@ func (t *Terminal) MidWriteResizes() int {
 	return t.midDone
 }
 
+// ResizeBeforeWrites makes the terminal take the heights (as SetSize)
+// one by one, each just before it reads the next write that is more than
+// a query alone: a window dragged while the client's paints were on their
+// way. The test then sends session.SignalResize.
+func (t *Terminal) ResizeBeforeWrites(rows ...int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.preWrite = rows
+}
+
 // largeWrite is where ResizeMidWrite's writes start.
 const largeWrite = 1024
 
@@ -216,6 +227,10 @@ func (t *Terminal) Mute() {
 func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.preWrite) > 0 && len(p) > queryAlone {
+		t.setSize(t.cols, t.preWrite[0])
+		t.preWrite = t.preWrite[1:]
+	}
 	var reply []byte
 	if len(t.midWrite) > 0 && len(p) >= largeWrite {
 		n := len(p)
