@@ -185,6 +185,8 @@ type client struct {
 	untrusted  bool            // shown's rows may not be the terminal's (resize.go)
 	fenced     paintFence      // the terminal's answers (resize.go)
 	primary    termSnap        // the terminal's primary screen while its alternate one shows (altscreen.go)
+	dragUntil  time.Time       // paints park the cursor until then: the window is being resized (resize.go)
+	parked     bool            // this paint parks it
 	sizeCols   int             // the window size the terminal said last (Size)
 	sizeRows   int
 
@@ -526,6 +528,9 @@ func (c *client) deadline(now time.Time) wake {
 	if c.fenced.pending {
 		w.add(c.fenced.deadline)
 	}
+	if c.scrollSync && now.Before(c.dragUntil) {
+		w.add(c.dragUntil) // the cursor goes back
+	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
 	}
@@ -797,6 +802,7 @@ func (c *client) resized(now time.Time) {
 		return
 	}
 	c.sizeCols, c.sizeRows = cols, rows
+	c.dragUntil = now.Add(dragPark)
 	if c.scrollSync && c.fenced.mute {
 		if c.termAlt() {
 			c.altResized(cols, rows)
@@ -850,6 +856,7 @@ func (c *client) paint(now time.Time, final bool) {
 		// the old size would be cut or scroll.
 		c.resized(now)
 	}
+	c.parked = c.scrollSync && !final && !c.fenced.mute && now.Before(c.dragUntil)
 	remote := c.tr.Remote().Framebuffer()
 	frame := remote.Clone()
 	if c.scrollSync && c.tr.Remote().ScrollBehind() && !final {
@@ -889,6 +896,11 @@ func (c *client) paint(now time.Time, final bool) {
 			c.untrusted = false // the write draws every row
 		}
 		fed, feeds, drawn = c.pushQueue(final)
+		if drawn && c.parked {
+			c.out = append(c.out, parkCursor...)
+			c.shown.SetCursor(0, 0)
+			c.shown.SetCursorVisible(false)
+		}
 		if !drawn {
 			c.fitFrame(frame)
 			if frame.Modes().AltScreen && !c.termAlt() {

@@ -191,6 +191,9 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	if y == by && w == b.shown.Width() && h == b.shown.Height() {
 		return // as the client knew
 	}
+	if w != b.shown.Width() || h != b.shown.Height() {
+		c.dragUntil = now.Add(dragPark)
+	}
 	if b.shown.Modes().AltScreen {
 		c.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
 		return
@@ -271,6 +274,20 @@ func (c *client) tookTop(shown *vt.Framebuffer, k int) {
 		c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 	}
 }
+
+// dragPark is how long after a change of the window's size paints park
+// the cursor, hidden, on the top row (parkCursor): a terminal that shrinks
+// keeps the cursor's row, so with the cursor on the top row it deletes
+// rows at the bottom and pushes none into its scrollback, and a paint
+// made for the size before a step of a drag cannot draw again rows the
+// step pushed. The server's screen shrinks keeping its own cursor's row,
+// and sends the rows that left as lines, which the client pushes. A
+// growth still pulls lines back from the scrollback, which the answers
+// show. The cursor comes back with the first paint after the drag.
+const dragPark = 300 * time.Millisecond
+
+// parkCursor hides the cursor and moves it home.
+const parkCursor = "\x1b[?25l\x1b[H"
 
 // writeRoom bounds what a write to a terminal whose scrollback the client
 // keeps holds, besides its query and its last cursor move. xterm and tmux

@@ -178,7 +178,8 @@ func (c *client) termMoved(delta, w, h int) {
 // top rows the terminal moved into its scrollback (the lines still to be
 // skipped), and at the terminal's size, a shrink keeping the cursor's row
 // as terminals do. A frame larger than the terminal would scroll it, and
-// so add rows to its scrollback.
+// so add rows to its scrollback. While the window is being resized, the
+// cursor is parked (resize.go).
 func (c *client) fitFrame(frame *vt.Framebuffer) {
 	k := 0
 	for k < len(c.termHas) && k < frame.Height()-1 && !frame.Modes().AltScreen && frame.Row(k).Text() == c.termHas[k] {
@@ -187,6 +188,10 @@ func (c *client) fitFrame(frame *vt.Framebuffer) {
 	frame.DropTop(k)
 	if w, h := frame.Size(); w != c.cols || h != c.rows {
 		frame.ResizeKeepingCursor(c.cols, c.rows)
+	}
+	if c.parked && !frame.Modes().AltScreen {
+		frame.SetCursor(0, 0) // parkCursor
+		frame.SetCursorVisible(false)
 	}
 }
 

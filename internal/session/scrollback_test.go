@@ -359,26 +359,41 @@ func TestScrollbackResizeMidWrite(t *testing.T) {
 }
 
 // TestScrollbackResizeBeforeWrite: the terminal shrinks just before it
-// reads a paint (an echo), and again just before it reads the next (the
-// repaint the first brings): the client replays the first paint on the
-// rows as they had moved, so it knows which rows the second shrink
-// pushed, and skips those lines when the server sends them.
+// reads a paint (an echo), and again just before it reads each of the
+// next (the repaints the first brings), as when a window is dragged
+// faster than the client follows. Two shrinks: the client replays the
+// first paint on the rows as they had moved, so it knows which rows the
+// second shrink pushed, and skips those lines when the server sends them
+// (2 lines twice before). Three: the second paint, made for the size
+// before the second shrink, draws again at the top the rows that shrink
+// pushed; the client parks the cursor on the top row while the window is
+// being resized, so the third shrink pushes none of them a second time (2
+// lines twice before).
 func TestScrollbackResizeBeforeWrite(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t)
-		r.quiet = !testing.Verbose()
-		r.start()
-		r.term.Type("seq 100\r")
-		r.waitPrompt("100", 10*time.Second)
-		time.Sleep(2 * time.Second)
-		r.term.ResizeBeforeWrites(22, 20)
-		r.term.Type("e")
-		time.Sleep(time.Second)
-		r.cliSig <- session.SignalResize
-		time.Sleep(time.Second)
-		r.term.Type("cho done\r")
-		r.waitPrompt("done", 5*time.Second)
-		time.Sleep(2 * time.Second)
-		wantLines(t, r.term, 100)
-	})
+	for _, heights := range [][]int{{22, 20}, {22, 20, 18}, {22, 20, 18, 16, 14}} {
+		t.Run(fmt.Sprint(heights), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.quiet = !testing.Verbose()
+				r.start()
+				r.term.Type("seq 100\r")
+				r.waitPrompt("100", 10*time.Second)
+				time.Sleep(2 * time.Second)
+				r.term.ResizeBeforeWrites(heights...)
+				r.term.Type("e")
+				time.Sleep(time.Second)
+				r.cliSig <- session.SignalResize
+				time.Sleep(time.Second)
+				// The cursor is back after the drag, after the "e".
+				screen := r.term.Screen()
+				if x, y, visible := r.term.Cursor(); !visible || y >= len(screen) || screen[y] != "gosh$ e" || x != len("gosh$ e") {
+					t.Errorf("the cursor is at %d,%d (showing %v), on %q", x, y, visible, screen[min(y, len(screen)-1)])
+				}
+				r.term.Type("cho done\r")
+				r.waitPrompt("done", 5*time.Second)
+				time.Sleep(2 * time.Second)
+				wantLines(t, r.term, 100)
+			})
+		})
+	}
 }

@@ -184,6 +184,15 @@ func (t *Terminal) Screen() []string {
 	return rows
 }
 
+// Cursor returns where the cursor is and whether it shows.
+func (t *Terminal) Cursor() (x, y int, visible bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fb := t.emu.Framebuffer()
+	x, y = fb.Cursor()
+	return x, y, fb.CursorVisible()
+}
+
 // Contains reports whether some row of the screen contains s.
 func (t *Terminal) Contains(s string) bool {
 	for _, r := range t.Screen() {
