@@ -233,18 +233,24 @@ func TestE2EScrollbackHeight(t *testing.T) {
 		time.Sleep(time.Second)
 		waitHistory(t, tm, 10*time.Second, 1, 3000, 0)
 	}
-	for r := 20; r <= 34; r++ {
-		tm.Resize(80, r)
-		time.Sleep(10 * time.Millisecond)
-	}
-	for r := 34; r >= 16; r-- {
-		tm.Resize(80, r)
-		time.Sleep(10 * time.Millisecond)
-	}
+	drag(tm, 80, 20, 34, 1, 10*time.Millisecond)
+	drag(tm, 80, 34, 16, 1, 10*time.Millisecond)
 	time.Sleep(time.Second)
 	tm.Send("seq 3001 3100\r")
 	seqDone(t, tm, 3100, 10*time.Second)
 	waitHistoryTwice(t, tm, 10*time.Second, 3100, 0, 0)
+}
+
+// drag changes the window's height from one number of rows to another, by
+// step rows every pause, as a window dragged with the mouse.
+func drag(tm *e2etest.Tmux, cols, from, to, step int, pause time.Duration) {
+	if to < from {
+		step = -step
+	}
+	for r := from; (step > 0 && r <= to) || (step < 0 && r >= to); r += step {
+		tm.Resize(cols, r)
+		time.Sleep(pause)
+	}
 }
 
 // TestE2EScrollbackHeightDuringOutput: the height changes while a loop
@@ -413,14 +419,8 @@ func TestE2EScrollbackWideDrag(t *testing.T) {
 		return i > 0 && s[i] == prompt && strings.HasPrefix(s[i-1], "300 ")
 	})
 	time.Sleep(time.Second)
-	for r := 50; r >= 26; r -= 2 {
-		tm.Resize(200, r)
-		time.Sleep(15 * time.Millisecond)
-	}
-	for r := 26; r <= 56; r += 3 {
-		tm.Resize(200, r)
-		time.Sleep(15 * time.Millisecond)
-	}
+	drag(tm, 200, 50, 26, 2, 15*time.Millisecond)
+	drag(tm, 200, 26, 56, 3, 15*time.Millisecond)
 	time.Sleep(time.Second)
 	tm.Send("seq 301 400\r")
 	seqDone(t, tm, 400, 10*time.Second)
