@@ -87,11 +87,19 @@ func (m *mirror) waitFor(timeout time.Duration, cond func(*vt.Framebuffer) bool)
 }
 
 // quiet waits until no output has arrived for d, at most max.
-func (m *mirror) quiet(d, max time.Duration) {
+func (m *mirror) quiet(d, max time.Duration) { m.quietAfter(time.Time{}, d, max) }
+
+// quietAfter is quiet, counting the quiet time from from at the earliest
+// (a keystroke just written, whose echo may not have come yet).
+func (m *mirror) quietAfter(from time.Time, d, max time.Duration) {
 	end := time.Now().Add(max)
 	for time.Now().Before(end) {
 		m.mu.Lock()
-		since := time.Since(m.last)
+		last := m.last
+		if last.Before(from) {
+			last = from
+		}
+		since := time.Since(last)
 		ch := m.changed
 		m.mu.Unlock()
 		if since >= d {

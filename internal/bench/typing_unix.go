@@ -45,11 +45,15 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		typed := time.Now()
 		if _, err := prog.Write([]byte(k.Key)); err != nil {
 			return nil, fmt.Errorf("typing key %d (%q): %w", i, k.Key, err)
 		}
-		time.Sleep(2 * time.Millisecond)
-		m.quiet(settle(k.Key), 5*time.Second)
+		// Quiet from the keystroke on, not from the last change: on a
+		// loaded machine the echo can take longer than a few
+		// milliseconds, and the reference would miss it (a Backspace
+		// under the race detector, in CI).
+		m.quietAfter(typed, settle(k.Key), 5*time.Second)
 		refs[i] = m.screen()
 	}
 	return refs, nil

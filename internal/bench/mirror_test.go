@@ -1,0 +1,24 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+// TestMirrorQuietAfter: the quiet time after a keystroke counts from the
+// keystroke, so an echo that comes 30 ms after it is waited for; counted
+// from the last change (long before), it would not be.
+func TestMirrorQuietAfter(t *testing.T) {
+	m := newMirror(20, 2, false)
+	m.Write([]byte("$ "))
+	time.Sleep(400 * time.Millisecond)
+	typed := time.Now()
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		m.Write([]byte("x"))
+	}()
+	m.quietAfter(typed, 300*time.Millisecond, 5*time.Second)
+	if got := m.screen().Row(0).Text(); got[:3] != "$ x" {
+		t.Fatalf("the screen shows %q, want the echo", got)
+	}
+}
