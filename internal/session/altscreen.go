@@ -97,23 +97,15 @@ func (c *client) leaveAltForGood(b []byte) []byte {
 
 // altResized follows, for a terminal that does not answer queries, what a
 // resize to cols×rows while its alternate screen shows did to the primary
-// screen behind it: a shrink as on the primary screen (rows below the
-// cursor first, then rows from the top into the scrollback, the rule of
-// termResized; none, the cursor being home), a growth adds rows at the
-// bottom, as the server's screen does (vt.Framebuffer.Resize).
+// screen behind it. Its cursor being home (homePrimary), a shrink deletes
+// rows at the bottom and pushes none into the scrollback; a growth is
+// taken to add rows at the bottom, as the server's screen does: that is
+// vt.Framebuffer.Resize.
 func (c *client) altResized(cols, rows int) {
-	if c.primary.shown == nil {
-		return
-	}
-	alt := c.shown
-	c.shown = c.primary.shown
-	if _, y := c.shown.Cursor(); rows < c.shown.Height() {
-		c.termMoved(-max(0, y-rows+1), cols, rows)
-	} else {
-		shown := c.shown.Clone()
+	if p := c.primary.shown; p != nil {
+		shown := p.Clone()
 		shown.Resize(cols, rows)
-		c.shown = shown
+		c.primary.shown = shown
 	}
-	c.primary = c.snapshot()
-	c.shown, c.repaint = alt, true
+	c.repaint = true
 }
