@@ -53,6 +53,7 @@ var windowsPackages = []string{
 	"./internal/crypto",
 	"./internal/netaddr",
 	"./internal/predict",
+	"./internal/pty",
 	"./internal/session",
 	"./internal/ssp",
 	"./internal/terminfo",
