@@ -212,7 +212,7 @@ Progress goes to stderr, results to stdout.`,
 	f.IntVar(&o.Queue, "queue", 0, "bottleneck queue in packets (drop-tail)")
 	f.StringVar(&o.Trace, "trace", "", "Mahimahi delivery trace, a file or a built-in name, both ways")
 	f.StringSliceVar(&o.With, "with", nil, "transports to compare (default ssh,gosh,gosh-nopredict and mosh when installed)")
-	f.StringVar(&o.Workload, "workload", "shell", "workload name or JSON file")
+	f.StringVar(&o.Workload, "workload", workload.Default(), "workload name or JSON file")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
 	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("type only the first %d keystrokes", bench.QuickKeys))
 	f.IntVar(&o.Keys, "keys", 0, "type only the first N keystrokes (0: all)")

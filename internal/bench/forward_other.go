@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package bench
 
@@ -12,8 +12,8 @@ import (
 
 // Forward needs a server-side pty, which this platform does not run.
 func Forward(context.Context, linkem.Profile, int, uint64, io.Writer) ([]ForwardResult, error) {
-	return nil, errors.New("bench: forward needs a Unix host")
+	return nil, errors.New("bench: forward needs a pseudo-terminal (Unix or Windows)")
 }
 
-// forwardRounds: see forward_unix.go.
+// forwardRounds: see forward_pty.go.
 const forwardRounds = 20

@@ -30,7 +30,8 @@ type PaperOptions struct {
 	Stdout, Progress io.Writer
 }
 
-// Keystrokes of the shell workload typed per experiment.
+// Keystrokes of this system's shell workload ([workload.Default]) typed
+// per experiment.
 const (
 	paperKeys      = 100
 	paperQuickKeys = 20
@@ -76,7 +77,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	out := o.Stdout
 	started := time.Now()
 	fmt.Fprintf(out, "gosh bench paper: machine %s, seed %d\n", Machine(), o.Seed)
-	w, err := workload.Lookup("shell")
+	w, err := workload.Lookup(workload.Default())
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		return err
 	}
 	if tb == nil {
-		return fmt.Errorf("bench: the shell workload cannot run: %s", why)
+		return fmt.Errorf("bench: the %s workload cannot run: %s", w.Name, why)
 	}
 	defer tb.close()
 	tb.pacing = o.Pacing
@@ -110,7 +111,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		if err != nil {
 			return err
 		}
-		title := fmt.Sprintf("%s: %s, %d keystrokes of the shell workload", e.name, link.Description, len(tb.w.Keys))
+		title := fmt.Sprintf("%s: %s, %d keystrokes of the %s workload", e.name, link.Description, len(tb.w.Keys), tb.w.Name)
 		fmt.Fprintln(out)
 		if err := writeResults(out, title, results); err != nil {
 			return err
@@ -143,10 +144,9 @@ func Paper(ctx context.Context, o PaperOptions) error {
 
 // Bounds of the flood and roaming experiments.
 const (
-	floodRun     = 2 * time.Second  // the flood runs this long before Ctrl-C
-	promptWait   = 60 * time.Second // the longest wait for the prompt
-	roamWait     = 10 * time.Second // the longest wait for output after a move
-	floodCommand = "seq 1 100000000\r"
+	floodRun   = 2 * time.Second  // the flood runs this long before Ctrl-C
+	promptWait = 60 * time.Second // the longest wait for the prompt
+	roamWait   = 10 * time.Second // the longest wait for output after a move
 )
 
 // paperFlood: over CS244's 3G link, start a flood of output, press Ctrl-C
@@ -157,7 +157,7 @@ func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s)\n", strings.TrimSpace(floodCommand), floodRun, link.Name, link.Description)
+	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s)\n", strings.TrimSpace(floodKeys[shellOf(&tb.w)]), floodRun, link.Name, link.Description)
 	fmt.Fprintf(out, "%-16s %-16s %s\n", "transport", "Ctrl-C to prompt", "bottleneck queue (max)")
 	for i, name := range with {
 		d, q, err := floodOnce(ctx, tb, name, link, seed+uint64(i)*7, progress)
@@ -183,7 +183,7 @@ func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Pr
 	}
 	defer lv.close()
 	m := lv.screen()
-	if err := lv.typeKeys([]byte(floodCommand)); err != nil {
+	if err := lv.typeKeys([]byte(floodKeys[shellOf(&tb.w)])); err != nil {
 		return 0, 0, err
 	}
 	time.Sleep(floodRun)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,7 +154,14 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 	if err != nil {
 		return nil, "", err
 	}
-	tb := &typingBench{w: w, base: base, spec: shellSpec(base), progress: progress}
+	spec, err := shellSpec(base, shellOf(&w))
+	if err != nil {
+		os.RemoveAll(base)
+		why := err.Error()
+		fmt.Fprintf(progress, "%s: skipped: %s\n", w.Name, why)
+		return nil, why, nil
+	}
+	tb := &typingBench{w: w, base: base, spec: spec, progress: progress}
 	fmt.Fprintf(progress, "%s: recording the reference (%d keys, no network)\n", w.Name, len(w.Keys))
 	if err := resetDir(tb.spec.Dir, &w); err != nil {
 		tb.close()
@@ -190,26 +198,6 @@ func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []stri
 		results = append(results, r)
 	}
 	return results, nil
-}
-
-// shellSpec is the shell every run starts: bash without startup files, or
-// sh, with a fixed prompt and locale, in dir/run (the same path for every
-// run, so that what the shell prints is the same).
-func shellSpec(base string) remoteSpec {
-	dir := filepath.Join(base, "run")
-	argv := []string{"sh", "-i"}
-	if _, err := exec.LookPath("bash"); err == nil {
-		argv = []string{"bash", "--norc", "--noprofile", "-i"}
-	}
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-		"PS1=$ ", "PS2=> ", "HISTFILE=/dev/null", "LESSHISTFILE=-", "INPUTRC=/dev/null", "PAGER=less",
-		// Vim's defaults, without a swap file or viminfo (left-overs of
-		// one run would change the next).
-		"VIMINIT=set nocompatible | runtime defaults.vim | set noswapfile viminfo=",
-		"PYTHONSTARTUP=", "PYTHON_BASIC_REPL=1",
-	}
-	return remoteSpec{Argv: argv, Env: env, Dir: dir, Cols: typingCols, Rows: typingRows}
 }
 
 // resetDir empties dir and creates the workload's files in it.
@@ -254,10 +242,10 @@ const readyTimeout = 30 * time.Second
 const endTimeout = 20 * time.Second
 
 // waitReady waits for the workload's first screen: its ready text (or any
-// output) and a quiet moment. Then it clears the screen with Ctrl-L (bash
-// redraws its prompt at the top), so that every transport starts from the
-// same screen whatever it showed first (mosh-server starts its client a
-// line down).
+// output) and a quiet moment. Then it clears the screen (Ctrl-L, on which
+// bash redraws its prompt at the top, or cls), so that every transport
+// starts from the same screen whatever it showed first (mosh-server starts
+// its client a line down).
 func waitReady(m *mirror, w *workload.Workload, timeout time.Duration, typeKeys func([]byte) error) error {
 	ready := w.Ready
 	at := m.waitFor(timeout, func(fb *vt.Framebuffer) bool {
@@ -272,12 +260,45 @@ func waitReady(m *mirror, w *workload.Workload, timeout time.Duration, typeKeys 
 		return fmt.Errorf("the session never showed %q", ready)
 	}
 	m.quiet(300*time.Millisecond, 5*time.Second)
-	if err := typeKeys([]byte("\x0c")); err != nil {
+	clear := clearKeys[shellOf(w)]
+	if err := typeKeys([]byte(clear)); err != nil {
 		return err
 	}
-	if m.waitFor(timeout, func(fb *vt.Framebuffer) bool { _, y := fb.Cursor(); return y == 0 }).IsZero() {
-		return errors.New("the screen did not clear after Ctrl-L")
+	if m.waitFor(timeout, cleared).IsZero() {
+		return fmt.Errorf("the screen did not clear after %q; it shows:\n%s", clear, rowsText(m.screen()))
 	}
 	m.quiet(300*time.Millisecond, 5*time.Second)
 	return nil
+}
+
+// cleared reports whether fb shows nothing but the cursor's row: the
+// screen after Ctrl-L in bash (the prompt on the top row) or cls in cmd
+// (which draws an empty line before its prompt).
+func cleared(fb *vt.Framebuffer) bool {
+	_, cy := fb.Cursor()
+	for y := range fb.Height() {
+		if y != cy && strings.TrimSpace(fb.Row(y).Text()) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRows reports whether a and b show the same text.
+func sameRows(a, b *vt.Framebuffer) bool { return slices.Equal(textRows(a), textRows(b)) }
+
+func textRows(fb *vt.Framebuffer) []string {
+	rows := make([]string, fb.Height())
+	for y := range rows {
+		rows[y] = fb.Row(y).Text()
+	}
+	return rows
+}
+
+func rowsText(fb *vt.Framebuffer) string {
+	var s string
+	for _, r := range textRows(fb) {
+		s += "| " + r + "\n"
+	}
+	return s
 }

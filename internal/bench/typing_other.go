@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package bench
 
@@ -13,8 +13,9 @@ import (
 )
 
 // errNoPTY: the typing benchmarks run the shell of every transport's
-// server side in a Unix pseudo-terminal, which this system does not have.
-var errNoPTY = errors.New("bench: typing benchmarks need a Unix pseudo-terminal for the server side's shell; run them on Linux, macOS or a BSD")
+// server side in a pseudo-terminal (internal/pty), which this system does
+// not have.
+var errNoPTY = errors.New("bench: typing benchmarks need a pseudo-terminal for the server side's shell; run them on Linux, macOS, a BSD or Windows")
 
 func recordReference(context.Context, remoteSpec, *workload.Workload) ([]*vt.Framebuffer, error) {
 	return nil, errNoPTY
@@ -25,9 +26,6 @@ func typeOver(context.Context, starter, remoteSpec, linkem.Profile, uint64, *wor
 }
 
 func startSSH(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {
-	return nil, errNoPTY
-}
-func startMosh(context.Context, remoteSpec, linkem.Profile, uint64, string) (live, error) {
 	return nil, errNoPTY
 }
 func startGosh(context.Context, remoteSpec, linkem.Profile, uint64, bool, ssp.Pacing) (live, error) {

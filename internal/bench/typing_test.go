@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package bench
 
@@ -27,14 +27,14 @@ func TestTypingQuick(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	w, err := workload.Lookup("shell")
+	w, err := workload.Lookup(workload.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var progress strings.Builder
 	tb, why, err := newTypingBench(ctx, w, QuickKeys, &progress)
 	if err != nil || tb == nil {
-		t.Fatalf("preparing the shell workload: %v %s", err, why)
+		t.Fatalf("preparing the %s workload: %v %s", w.Name, err, why)
 	}
 	defer tb.close()
 	for _, name := range []string{"lan", "evdo"} {

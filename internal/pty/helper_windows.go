@@ -5,6 +5,7 @@ package pty
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -52,6 +53,12 @@ func runHelper(argv []string) int {
 		return fail(fmt.Errorf("pty helper: no program to run"))
 	}
 	os.Unsetenv(helperEnv)
+	// The helper shares the console with the program, so a Ctrl-C typed
+	// there reaches it too. Go's default would end the helper, and with
+	// it the console, and so would signal.Ignore (the runtime then leaves
+	// the event to the system's handler): a Ctrl-C must be taken, and
+	// dropped. The program gets it all the same.
+	signal.Notify(make(chan os.Signal, 1), os.Interrupt)
 	si := &windows.StartupInfo{Flags: windows.STARTF_USESTDHANDLES, StdInput: conin, StdOutput: conout, StdErr: conout}
 	si.Cb = uint32(unsafe.Sizeof(*si))
 	app, err := windows.UTF16PtrFromString(argv[0])

@@ -44,10 +44,14 @@ import (
 // windowsPackages are the packages whose tests run under Wine: those with
 // Windows-specific code (the user's terminal, the SSH layer's paths,
 // prompts, agent and ProxyCommand, the command line and its signals) and
-// the platform-neutral cores that code rests on. Left out: internal (it
-// runs the go command), e2etest and bench (tmux, mosh and sshd on Linux).
+// the platform-neutral cores that code rests on), and the benchmarks, whose
+// server side runs cmd.exe in a pseudo console there (internal/pty). Left
+// out: internal (it runs the go command) and e2etest (tmux, mosh and sshd
+// on Linux).
 var windowsPackages = []string{
 	"./cmd/gosh",
+	"./internal/bench",
+	"./internal/bench/sshlink",
 	"./internal/bootstrap",
 	"./internal/connectline",
 	"./internal/crypto",

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -17,10 +18,10 @@ var builtinFS embed.FS
 
 // builtinNames lists the built-in workloads in the order [Builtin] returns
 // them.
-var builtinNames = []string{"shell", "vim", "python", "pager"}
+var builtinNames = []string{"shell", "vim", "python", "pager", "cmd"}
 
-// Builtin returns the workloads shipped in the binary: shell, vim, python
-// and pager. Each call returns fresh copies.
+// Builtin returns the workloads shipped in the binary: shell, vim, python,
+// pager and cmd. Each call returns fresh copies.
 func Builtin() []*Workload {
 	ws := make([]*Workload, len(builtinNames))
 	for i, name := range builtinNames {
@@ -41,6 +42,16 @@ func loadBuiltin(name string) *Workload {
 		panic(fmt.Sprintf("workload: built-in workload %s: %v", name, err))
 	}
 	return w
+}
+
+// Default is the name of the workload a typing run uses unless told
+// otherwise: the shell workload of this system's shell (cmd on Windows,
+// shell elsewhere).
+func Default() string {
+	if runtime.GOOS == "windows" {
+		return "cmd"
+	}
+	return "shell"
 }
 
 // Lookup returns the built-in workload called name. The error, which wraps

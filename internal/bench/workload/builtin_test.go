@@ -78,7 +78,10 @@ func TestBuiltin(t *testing.T) {
 			if w.Ready != "$" {
 				t.Errorf("Ready = %q, want the prompt", w.Ready)
 			}
-			if w.Name != "shell" && w.Program == "" {
+			if wantShell := map[bool]string{true: ShellCmd}[w.Name == "cmd"]; w.Shell != wantShell {
+				t.Errorf("Shell = %q, want %q", w.Shell, wantShell)
+			}
+			if w.Name != "shell" && w.Name != "cmd" && w.Program == "" {
 				t.Errorf("no Program")
 			}
 			if w.Program != "" && !strings.Contains(keyText(w.Keys), w.Program) {

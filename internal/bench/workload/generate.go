@@ -18,15 +18,17 @@ const (
 	ctrlC     named = "\x03"
 	ctrlE     named = "\x05"
 	up        named = "\x1b[A"
+	home      named = "\x1b[H"
+	end       named = "\x1b[F"
 	right     named = "\x1b[C"
 	left      named = "\x1b[D"
 )
 
 // script is a built-in workload before the typist's gaps are drawn.
 type script struct {
-	name, description, program string
-	files                      map[string]string
-	seed                       uint64
+	name, description, shell, program string
+	files                             map[string]string
+	seed                              uint64
 	// bursts are typed one after the other; the typist thinks before
 	// the first key of each.
 	bursts [][]string
@@ -73,7 +75,7 @@ const gapSource = "Gaps: log-normal with mean 238.66 ms and SD 111.60 ms, the in
 // now. The committed builtin/*.json, which [Builtin] returns, must be its
 // output: TestBuiltinGenerated checks this.
 func Generate() []*Workload {
-	scripts := []script{shellScript(), vimScript(), pythonScript(), pagerScript()}
+	scripts := []script{shellScript(), vimScript(), pythonScript(), pagerScript(), cmdScript()}
 	ws := make([]*Workload, len(scripts))
 	for i, s := range scripts {
 		ws[i] = s.generate()
@@ -85,7 +87,7 @@ func Generate() []*Workload {
 func (s script) generate() *Workload {
 	t := NewTypist(s.seed)
 	w := &Workload{Name: s.name, Description: s.description + " " + fmt.Sprintf(gapSource, s.seed),
-		Program: s.program, Files: s.files, Ready: "$"}
+		Shell: s.shell, Program: s.program, Files: s.files, Ready: "$"}
 	for _, burst := range s.bursts {
 		for i, k := range burst {
 			gap := t.Gap()
@@ -137,6 +139,50 @@ func shellScript() script {
 			keys("for i in 1 2 3; do echo $i; done", enter),
 			keys("sort todo.txt", enter),
 			keys("clear", enter),
+		},
+	}
+}
+
+// cmdScript is commands at a cmd.exe prompt, the shell workload of
+// Windows: the same kinds of typing as shellScript's, with what cmd's line
+// editing has (Home and End for Ctrl-A and Ctrl-E, Escape to abandon a
+// line).
+func cmdScript() script {
+	return script{
+		name:  "cmd",
+		shell: ShellCmd,
+		description: "Commands typed at a cmd.exe prompt (Windows): echo, dir, type, cd, set /a, copy, " +
+			"a for loop; typos fixed with backspace, in-line edits with Home, End and the arrow keys, " +
+			"history recalled with the up arrow, a line abandoned with Escape.",
+		files: map[string]string{
+			"notes.txt": "first line of notes\r\nsecond line\r\nthird line, the last\r\n",
+			"todo.txt":  "one line per task\r\nwrite the typing bench\r\nread the mosh paper\r\n",
+			"sub/a.txt": "a\r\n",
+			"sub/b.txt": "b\r\n",
+		},
+		seed: 5,
+		bursts: [][]string{
+			keys("echo hello world", enter),
+			keys("dir /b", enter),
+			keys("type notes.txt", enter),
+			keys("ehco", rep(3, backspace), "cho typo fixed", enter),
+			keys("cd sub", enter),
+			keys("dir /b", enter),
+			keys("cd ..", enter),
+			keys("echo one two three"),
+			keys(home, rep(5, right), "zero ", end, " four", enter),
+			keys(up, enter),
+			keys("set /a 6*7", enter),
+			keys("echo never mind", esc),
+			keys(up, up),
+			keys(rep(9, backspace), "todo.txt", enter),
+			keys("type todo.txt", enter),
+			keys("copy todo.txt done.txt", enter),
+			keys("echo the quick brown fox"),
+			keys(rep(3, left), "red ", enter),
+			keys("for %i in (1 2 3) do @echo %i", enter),
+			keys("type done.txt", enter),
+			keys("cls", enter),
 		},
 	}
 }

@@ -15,6 +15,7 @@ import (
 type fileJSON struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
+	Shell       string            `json:"shell,omitempty"`
 	Program     string            `json:"program"`
 	Files       map[string]string `json:"files"`
 	Ready       string            `json:"ready"`
@@ -81,7 +82,7 @@ func decodeStrict(data []byte, v any) error {
 
 // workload converts and validates the decoded form.
 func (f *fileJSON) workload() (*Workload, error) {
-	w := &Workload{Name: f.Name, Description: f.Description, Program: f.Program, Files: f.Files, Ready: f.Ready,
+	w := &Workload{Name: f.Name, Description: f.Description, Shell: f.Shell, Program: f.Program, Files: f.Files, Ready: f.Ready,
 		Keys: make([]Key, len(f.Keys))}
 	if w.Name == "" {
 		w.Name = defaultName
@@ -118,6 +119,9 @@ func (w *Workload) MarshalJSON() ([]byte, error) {
 		{"name", w.Name}, {"description", w.Description}, {"program", w.Program},
 	} {
 		fmt.Fprintf(&b, "  %q: %s,\n", f.name, quote(f.value))
+		if f.name == "description" && w.Shell != "" {
+			fmt.Fprintf(&b, "  \"shell\": %s,\n", quote(w.Shell))
+		}
 	}
 	b.WriteString(`  "files": {`)
 	for i, name := range sortedKeys(w.Files) {

@@ -20,6 +20,11 @@ func TestParse(t *testing.T) {
 				Ready: "$", Keys: []Key{{"g", 900 * time.Millisecond}, {"\r", 180500 * time.Microsecond}, {"\x1b[A", 0}}},
 		},
 		{
+			name: "cmd shell",
+			in:   `{"name": "dir", "shell": "cmd", "keys": [{"key": "d", "gap_ms": 1}]}`,
+			want: &Workload{Name: "dir", Shell: ShellCmd, Files: map[string]string{}, Keys: []Key{{"d", time.Millisecond}}},
+		},
+		{
 			name: "keys only",
 			in:   ` [{"key": "l", "gap_ms": 180}, {"key": "\u007f", "gap_ms": 60000}]`,
 			want: &Workload{Name: "custom", Files: map[string]string{}, Keys: []Key{{"l", 180 * time.Millisecond}, {"\x7f", time.Minute}}},
@@ -65,6 +70,7 @@ func TestParseErrors(t *testing.T) {
 		{"unclean file", `{"files": {"a//b": ""}, "keys": [` + key + `]}`, `file name "a//b"`},
 		{"backslash file", `{"files": {"a\\b": ""}, "keys": [` + key + `]}`, `file name "a\\b"`},
 		{"program with a newline", `{"program": "vi\nrm", "keys": [` + key + `]}`, "control character"},
+		{"unknown shell", `{"shell": "powershell", "keys": [` + key + `]}`, `shell "powershell" is neither "sh" nor "cmd"`},
 		{"wrong type", `{"keys": [{"key": 5, "gap_ms": 1}]}`, "cannot unmarshal number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +95,7 @@ func TestParseTooLarge(t *testing.T) {
 // TestMarshalRoundTrip checks that every built-in workload, and one with
 // awkward text, reads back equal.
 func TestMarshalRoundTrip(t *testing.T) {
-	odd := &Workload{Name: "odd", Description: "<&> \"quoted\" \u2028 \x7f", Program: "a b", Files: map[string]string{"z": "\x00\x1b", "a/b": "é"},
+	odd := &Workload{Name: "odd", Shell: ShellSh, Description: "<&> \"quoted\" \u2028 \x7f", Program: "a b", Files: map[string]string{"z": "\x00\x1b", "a/b": "é"},
 		Ready: "\t", Keys: []Key{{"\x7f", 1}, {"\U0001F600", 1234567}, {"<", time.Minute}}}
 	for _, w := range append(Builtin(), odd) {
 		data, err := w.MarshalJSON()

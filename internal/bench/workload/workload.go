@@ -30,6 +30,10 @@ type Workload struct {
 	Name string
 	// Description says what is typed, and where the gaps come from.
 	Description string
+	// Shell is the command interpreter the keys are typed into: [ShellSh]
+	// (a POSIX shell, bash where there is one; "" means it too) or
+	// [ShellCmd] (Windows' cmd.exe).
+	Shell string
 	// Program is an executable the workload needs on the server, besides
 	// the shell ("" for none); the keys start it from the shell.
 	Program string
@@ -42,6 +46,12 @@ type Workload struct {
 	// Keys are the keystrokes, in order.
 	Keys []Key
 }
+
+// The shells a workload can be typed into.
+const (
+	ShellSh  = "sh"  // a POSIX shell: bash if installed, else sh (Unix)
+	ShellCmd = "cmd" // cmd.exe (Windows)
+)
 
 // Limits of a valid workload.
 const (
@@ -74,6 +84,9 @@ func (w *Workload) Validate() error {
 		if len(f.s) > maxText {
 			return fmt.Errorf("workload: %s is longer than %d bytes", f.field, maxText)
 		}
+	}
+	if w.Shell != "" && w.Shell != ShellSh && w.Shell != ShellCmd {
+		return fmt.Errorf("workload: shell %q is neither %q nor %q", w.Shell, ShellSh, ShellCmd)
 	}
 	if strings.ContainsFunc(w.Program, unicode.IsControl) {
 		return fmt.Errorf("workload: program %q contains a control character", w.Program)

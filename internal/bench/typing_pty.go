@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package bench
 
@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/keylat"
@@ -102,23 +101,4 @@ func typeOver(ctx context.Context, start starter, spec remoteSpec, link linkem.P
 		r.Mismatch = fmt.Sprintf("the final screen differs from the reference's:\n%s\nreference:\n%s", rowsText(got), rowsText(final))
 	}
 	return r, nil
-}
-
-// sameRows reports whether a and b show the same text.
-func sameRows(a, b *vt.Framebuffer) bool { return slices.Equal(textRows(a), textRows(b)) }
-
-func textRows(fb *vt.Framebuffer) []string {
-	rows := make([]string, fb.Height())
-	for y := range rows {
-		rows[y] = fb.Row(y).Text()
-	}
-	return rows
-}
-
-func rowsText(fb *vt.Framebuffer) string {
-	var s string
-	for _, r := range textRows(fb) {
-		s += "| " + r + "\n"
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package bench
 
@@ -73,7 +73,7 @@ func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64)
 	if err != nil {
 		return ForwardResult{}, err
 	}
-	srv, err := sshlink.StartServer(l, sshlink.ServerConfig{Argv: []string{"sleep", "86400"},
+	srv, err := sshlink.StartServer(l, sshlink.ServerConfig{Argv: idleCommand(), Env: idleEnv(),
 		Forward: func(string) (io.ReadWriteCloser, error) { return echoConn(), nil }})
 	if err != nil {
 		return ForwardResult{}, err
@@ -106,7 +106,7 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 	if err != nil {
 		return ForwardResult{}, err
 	}
-	prog, err := pty.Start(pty.Spec{Command: []string{"sleep", "86400"}, Cols: 80, Rows: 24})
+	prog, err := pty.Start(pty.Spec{Command: idleCommand(), Env: idleEnv(), Cols: 80, Rows: 24})
 	if err != nil {
 		sconn.Close()
 		return ForwardResult{}, err
