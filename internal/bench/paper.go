@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -191,11 +192,16 @@ func floodOnce(ctx context.Context, tb *typingBench, name string, link linkem.Pr
 	if err := lv.typeKeys([]byte("\x03")); err != nil {
 		return 0, 0, err
 	}
-	at := m.waitFor(promptWait, atPrompt)
-	if at.IsZero() {
-		return -1, lv.queue(), nil
+	for time.Since(t0) < promptWait {
+		if at := m.waitFor(time.Second, atPrompt); !at.IsZero() {
+			return at.Sub(t0), lv.queue(), nil
+		}
+		if lv.ended() {
+			// Wine's cmd.exe, for one, has no Ctrl-C handler.
+			return 0, 0, errors.New("the session ended: the shell exited on Ctrl-C")
+		}
 	}
-	return at.Sub(t0), lv.queue(), nil
+	return -1, lv.queue(), nil
 }
 
 // atPrompt reports whether the cursor is just after an empty prompt.

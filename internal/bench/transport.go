@@ -52,6 +52,9 @@ type live interface {
 	roam() bool
 	// note says how the transport runs, for the report ("" for nothing).
 	note() string
+	// ended reports whether the session is over: the shell exited, or
+	// the client gave up.
+	ended() bool
 	close()
 }
 

@@ -92,8 +92,19 @@ func (g *goshLive) typeKeys(b []byte) error {
 }
 
 func (g *goshLive) screen() *mirror { return g.m }
-func (g *goshLive) note() string    { return "" }
-func (g *goshLive) wire() int64     { return udpWire(g.relay.Stats()) }
+
+func (g *goshLive) ended() bool {
+	select {
+	case err := <-g.cliDone:
+		g.cliDone <- err
+		return true
+	default:
+		return false
+	}
+}
+
+func (g *goshLive) note() string { return "" }
+func (g *goshLive) wire() int64  { return udpWire(g.relay.Stats()) }
 func (g *goshLive) queue() time.Duration {
 	return relayQueue(g.relay.Stats())
 }
@@ -200,6 +211,15 @@ func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed ui
 
 func (s *sshLive) typeKeys(b []byte) error { _, err := s.cl.Stdin.Write(b); return err }
 func (s *sshLive) screen() *mirror         { return s.m }
+
+func (s *sshLive) ended() bool {
+	select {
+	case <-s.copied:
+		return true
+	default:
+		return false
+	}
+}
 
 func (s *sshLive) note() string {
 	return "golang.org/x/crypto/ssh over TCP (gVisor netstack, " + s.n.CongestionControl() + " congestion control, SACK, no Nagle)"

@@ -16,12 +16,19 @@
 //   - python: the python3 REPL: arithmetic, loops with indented bodies,
 //     string methods, exit();
 //   - pager: less on a generated file: space, b, j, k, searches, n, N, G,
-//     g, q.
+//     g, q;
+//   - cmd: the shell workload of Windows, typed into cmd.exe: echo, dir,
+//     type, cd, set /a, copy, a for loop, typos fixed by backspace, in-line
+//     edits with Home, End and the arrow keys, history recalled with the up
+//     arrow and a line abandoned with Escape.
 //
 // Every workload starts and ends at the shell prompt, and launches its
-// program itself. The runner starts "bash --norc --noprofile" (or sh) with
-// PS1='$ ' and HISTFILE unset in a fresh directory holding the workload's
-// files; the workloads rely on nothing else of the machine (vim and less
+// program itself. A workload's Shell says which shell: a POSIX one (the
+// default), for which the runner starts "bash --norc --noprofile" (or sh)
+// with PS1='$ ' and HISTFILE unset, or cmd.exe ("cmd /d /k prompt $$$S",
+// which draws the same "$ " prompt); a system without that shell skips
+// the workload. It runs in a fresh directory holding the workload's files;
+// the workloads rely on nothing else of the machine (vim and less
 // are started with options that make them ignore the user's
 // configuration, and without the alternate screen, which stock Mosh does
 // not have).
@@ -52,6 +59,7 @@
 //	{
 //	  "name": "grep",                      optional; "custom" if absent
 //	  "description": "a few searches",     optional
+//	  "shell": "sh",                       optional: "sh" (the default) or "cmd"
 //	  "program": "grep",                   optional: an executable the workload needs
 //	  "files": {"a.txt": "alpha\n"},       optional: relative name -> content
 //	  "ready": "$",                        optional: text on the screen when the first key may be typed
