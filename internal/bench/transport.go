@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -76,6 +78,9 @@ func starterFor(name string, pacing ssp.Pacing) (starter, error) {
 			return startGosh(ctx, spec, link, seed, false, pacing)
 		}, nil
 	case TransportMosh, TransportMoshNoPredict:
+		if runtime.GOOS == "windows" {
+			return nil, errors.New("stock mosh-server and mosh-client run on Unix only")
+		}
 		for _, p := range []string{"mosh-server", "mosh-client"} {
 			if _, err := exec.LookPath(p); err != nil {
 				return nil, fmt.Errorf("%s is not installed (Debian: apt install mosh)", p)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/xml"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,30 @@ func countPaths(t *testing.T, doc string) int {
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "path" {
 			n++
 		}
+	}
+}
+
+// TestOtherSystemsWorkloadSkipped: a workload typed into a shell this
+// system lacks (cmd.exe on Unix, a POSIX shell on Windows) is skipped with
+// a line saying why, before anything runs; so is stock Mosh on Windows.
+func TestOtherSystemsWorkloadSkipped(t *testing.T) {
+	name, want := "cmd", "cmd.exe, which only Windows has"
+	if runtime.GOOS == "windows" {
+		name, want = "shell", "POSIX shell, which Windows does not have"
+		if _, err := starterFor(TransportMosh, 0); err == nil || !strings.Contains(err.Error(), "Unix only") {
+			t.Errorf("starterFor(mosh) on Windows: %v, want Unix only", err)
+		}
+	}
+	w, err := workload.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	tb, why, err := newTypingBench(context.Background(), w, QuickKeys, &progress)
+	if err != nil || tb != nil {
+		t.Fatalf("newTypingBench(%s) = %v, %v; want it skipped", name, tb, err)
+	}
+	if !strings.Contains(why, want) || !strings.Contains(progress.String(), name+": skipped: ") {
+		t.Errorf("skipped because %q (progress %q), want %q", why, progress.String(), want)
 	}
 }
