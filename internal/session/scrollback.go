@@ -42,6 +42,15 @@ func (s *server) pushScrollback() {
 		return
 	}
 	s.histPos = max(s.histPos, h.First())
+	if s.histPos < h.Total() && s.term.ScrollBehind() && !s.tr.Acked().SameScreen(s.term) {
+		// Catching up: more lines go only once the client has the
+		// screen. The frame that heals a lost one is a diff from the
+		// acknowledged state, so it carries every scrollback line in
+		// flight (up to scrollInFlight) ahead of the screen: on CS244's
+		// 3G link a Ctrl-C in a flood showed its prompt a second late.
+		// The history keeps the lines meanwhile.
+		return
+	}
 	for s.histPos < h.Total() && s.term.ScrollBytes() < scrollInFlight && s.term.ScrollHeld() < scrollLinesInFlight {
 		l, _ := h.Line(s.histPos)
 		s.term.PushScroll(l)

@@ -405,3 +405,76 @@ func TestSenderShownKeys(t *testing.T) {
 		t.Errorf("PacingMosh: a shown key left after %v, want SEND_MINDELAY %v", d, ClientSendMinDelay)
 	}
 }
+
+// TestSenderStaleAck: an ack that acknowledges nothing new, arriving more
+// than a round trip after the next state went out, shows that state lost:
+// the next frame is a diff from the acknowledged state at once. An ack
+// within the round trip does not.
+func TestSenderStaleAck(t *testing.T) {
+	h := newSenderHarness(t, ServerSendMinDelay, 0)
+	for range 30 {
+		h.rtt.Update(100 * ms) // SRTT 100 ms, RTTVAR ≈ 0: a loss shows after 110 ms
+	}
+	// Each change is larger than prospectiveSlack, so that frames are
+	// diffs from the assumed state unless it lapses.
+	chunk := func(c byte) []byte { return bytes.Repeat([]byte{c}, 2*prospectiveSlack) }
+	h.tick()
+	h.s.Current().Append(chunk('a'))
+	in, _ := h.runUntilSend(time.Second)
+	h.s.ackArrived(h.now, in.NewNum)
+	known := in.NewNum
+	h.s.Current().Append(chunk('b'))
+	lostIn, lostAt := h.runUntilSend(time.Second)
+	h.s.Current().Append(chunk('c'))
+	h.runUntilSend(time.Second)
+
+	h.now = lostAt.Add(60 * ms)
+	h.s.ackArrived(h.now, known) // sent before the state could arrive
+	h.s.calculateTimers(h.now)
+	h.s.Current().Append(chunk('d'))
+	in, _ = h.runUntilSend(time.Second)
+	if in.OldNum == known || h.s.presumedLost != 0 {
+		t.Fatalf("an ack within the round trip: frame %d->%d, %d presumed lost; want a diff from the assumed state",
+			in.OldNum, in.NewNum, h.s.presumedLost)
+	}
+
+	h.now = lostAt.Add(150 * ms)
+	h.s.ackArrived(h.now, known)
+	h.s.calculateTimers(h.now)
+	h.s.Current().Append(chunk('e'))
+	in, at := h.runUntilSend(time.Second)
+	if in.OldNum != known || h.s.presumedLost != 1 {
+		t.Errorf("a stale ack: frame %d->%d, %d presumed lost; want a diff from the known state %d (state %d lost)",
+			in.OldNum, in.NewNum, h.s.presumedLost, known, lostIn.NewNum)
+	}
+	if !bytes.Contains(in.Diff, append(chunk('b'), chunk('c')...)) {
+		t.Errorf("the healing frame's diff %q lacks what the lost state carried", in.Diff)
+	}
+	if d := at.Sub(lostAt.Add(150 * ms)); d > h.rtt.SendInterval()+ServerSendMinDelay {
+		t.Errorf("the healing frame waited %v", d)
+	}
+}
+
+// TestSenderPeerStuck: a diff whose base is missing makes an ack due at
+// once, at most once per frame interval.
+func TestSenderPeerStuck(t *testing.T) {
+	h := newSenderHarness(t, ServerSendMinDelay, 0)
+	h.fastRTT()
+	h.tick()
+	h.now = t0.Add(time.Second)
+	h.s.calculateTimers(h.now)
+	h.s.peerStuck(h.now)
+	if in, ok := h.tick(); !ok || len(in.Diff) != 0 {
+		t.Fatalf("after a diff with a missing base: %+v, %v; want an empty ack at once", in, ok)
+	}
+	h.now = h.now.Add(5 * ms)
+	h.s.peerStuck(h.now)
+	if _, ok := h.tick(); ok {
+		t.Error("a second ack within the frame interval")
+	}
+	h.now = h.now.Add(h.rtt.SendInterval())
+	h.s.peerStuck(h.now)
+	if _, ok := h.tick(); !ok {
+		t.Error("no ack a frame interval later")
+	}
+}

@@ -66,6 +66,10 @@ func (t *Transport[L, R]) SentStateLast() uint64 {
 	return t.sender.sent[len(t.sender.sent)-1].num
 }
 
+// Acked returns the newest local state the peer has acknowledged (the
+// known receiver state). The caller must not change it.
+func (t *Transport[L, R]) Acked() L { return t.sender.sent[0].state }
+
 // SentStateAcked returns the number of the newest local state the peer
 // has acknowledged.
 func (t *Transport[L, R]) SentStateAcked() uint64 { return t.sender.sent[0].num }

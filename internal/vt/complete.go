@@ -79,6 +79,13 @@ func (c *Complete) Equal(o *Complete) bool {
 		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
+// SameScreen reports whether c and o show the same screen, as far as the
+// wire profile can tell, whatever else differs (echo ack, channel
+// messages, scrollback).
+func (c *Complete) SameScreen(o *Complete) bool {
+	return c.sameScreen(c.Framebuffer(), o.Framebuffer())
+}
+
 // sameScreen reports whether a and b show the same thing as far as the
 // wire profile can tell, which screen they are on included for a profile
 // with CapAltScreen.

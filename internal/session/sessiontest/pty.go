@@ -38,6 +38,9 @@ type PTY struct {
 //	size         prints "ROWS COLS"
 //	seq N        prints 1 to N, a line each
 //	wideseq N    prints 1 to N, a line each, each followed by 120 x's
+//	slowseq N    seq, a line every 5 ms
+//	yes [N]      prints "y1", "y2", … (each followed by N y's) a line
+//	             every millisecond until a Ctrl-C, then "^C" and the prompt
 //	cat          collects input, unechoed, until Ctrl-D
 //	pager        a full-screen program: on the alternate screen, rows
 //	             "page1" to "pageN" above a ":" on the bottom row, with
@@ -257,6 +260,23 @@ func (p *PTY) command(line string) (mode string, ok bool) {
 				return "", false
 			}
 			time.Sleep(5 * time.Millisecond)
+		}
+	case "yes": // a line every millisecond until Ctrl-C
+		pad, _ := strconv.Atoi(arg)
+		for i := 1; ; i++ {
+			select {
+			case in := <-p.toProg:
+				if bytes.IndexByte(in, 0x03) >= 0 {
+					return "", p.print("^C\r\n" + p.prompt)
+				}
+			case <-p.closed:
+				return "", false
+			default:
+			}
+			if !p.print(fmt.Sprintf("y%d%s\r\n", i, strings.Repeat("y", pad))) {
+				return "", false
+			}
+			time.Sleep(time.Millisecond)
 		}
 	case "cat":
 		p.mu.Lock()
