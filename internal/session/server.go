@@ -254,6 +254,13 @@ func (s *server) run(ctx context.Context) error {
 				continue
 			}
 			s.reply = s.term.Feed(b, s.reply[:0])
+			if s.writing && len(s.queue) == 1 {
+				// The writer holds the last input: output that comes
+				// before its report is the program's answer to it (the
+				// loop may take the output first), and must share the
+				// echo's frame rather than cost a frame of its own.
+				s.inputDone = true
+			}
 			s.answered()
 			if len(s.reply) > 0 {
 				s.enqueue(append([]byte(nil), s.reply...))
@@ -436,7 +443,8 @@ func (s *server) enqueue(b []byte) {
 
 // answered acknowledges the echo of all input written to the application
 // once output follows it (PacingGosh; see echoAcker.Answered): the echo
-// and its ack then share a frame. (A chunk read just before the write
+// and its ack then share a frame. Output read while the last input is
+// being written counts too. (So a chunk read just before the write
 // completed can pass for the answer; the cost is a prediction judged a
 // frame early.)
 func (s *server) answered() {
