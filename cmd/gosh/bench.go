@@ -211,7 +211,7 @@ Progress goes to stderr, results to stdout.`,
 	f.StringVar(&o.Rate, "rate", "", "bottleneck rate each way (e.g. 1mbit, 25Mbps)")
 	f.IntVar(&o.Queue, "queue", 0, "bottleneck queue in packets (drop-tail)")
 	f.StringVar(&o.Trace, "trace", "", "Mahimahi delivery trace, a file or a built-in name, both ways")
-	f.StringSliceVar(&o.With, "with", nil, "transports to compare (default ssh,gosh,gosh-nopredict and mosh when installed)")
+	f.StringSliceVar(&o.With, "with", nil, "transports to compare, of ssh, gosh, gosh-nopredict, mosh, mosh-nopredict, openssh (default ssh,gosh,gosh-nopredict and mosh when installed)")
 	f.StringVar(&o.Workload, "workload", workload.Default(), "workload name or JSON file")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
 	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("type only the first %d keystrokes", bench.QuickKeys))

@@ -20,12 +20,13 @@ const (
 	TransportGosh          = "gosh"
 	TransportGoshNoPredict = "gosh-nopredict"
 	TransportMosh          = "mosh"
+	TransportOpenSSH       = "openssh"
 	TransportMoshNoPredict = "mosh-nopredict"
 )
 
 // Transports lists every transport a typing run can compare.
 func Transports() []string {
-	return []string{TransportSSH, TransportGosh, TransportGoshNoPredict, TransportMosh, TransportMoshNoPredict}
+	return []string{TransportSSH, TransportGosh, TransportGoshNoPredict, TransportMosh, TransportMoshNoPredict, TransportOpenSSH}
 }
 
 // remoteSpec is the program a run starts on the "server" side, and the
@@ -77,6 +78,14 @@ func starterFor(name string, pacing ssp.Pacing) (starter, error) {
 		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
 			return startGosh(ctx, spec, link, seed, false, pacing)
 		}, nil
+	case TransportOpenSSH:
+		if runtime.GOOS == "windows" {
+			return nil, errors.New("the system's OpenSSH is benchmarked on Unix only")
+		}
+		if _, _, err := opensshTools(); err != nil {
+			return nil, err
+		}
+		return startOpenSSH, nil
 	case TransportMosh, TransportMoshNoPredict:
 		if runtime.GOOS == "windows" {
 			return nil, errors.New("stock mosh-server and mosh-client run on Unix only")
