@@ -247,7 +247,12 @@ func (p *Program) Close() error {
 			// open; closing ours still lets the drain end.
 		}
 		p.out.Close()
-		<-drained
+		select {
+		case <-drained:
+		case <-time.After(exitGrace):
+			// A Read blocked on a pipe whose writer is still open keeps
+			// the handle alive past Close; the drain ends with the console.
+		}
 		if p.job != 0 {
 			windows.CloseHandle(p.job)
 		}
