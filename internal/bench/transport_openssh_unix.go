@@ -67,7 +67,9 @@ func opensshTools() (sshd, client string, err error) {
 
 // startOpenSSH runs sshd and ssh over the link. Like startSSH, the link
 // loses nothing until the session shows its first output, so that the
-// handshakes' round trips are not what is measured.
+// handshakes' round trips are not what is measured. It reads as the
+// sequence of steps it is (sshd, link, legs, ssh, first output, loss on),
+// each undone by close if a later one fails; hence its length.
 func startOpenSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
 	sshdPath, sshPath, err := opensshTools()
 	if err != nil {

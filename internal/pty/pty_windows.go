@@ -110,7 +110,8 @@ func Start(spec Spec) (*Program, error) {
 
 // start creates the helper process in p's console and job. The process is
 // created suspended so that it is in the job before it can start
-// anything.
+// anything. It is one function, a little over 60 lines, because each
+// step's failure must undo exactly the handles made before it.
 func (p *Program) start(self, path string, args []string, spec Spec) error {
 	attrs, err := windows.NewProcThreadAttributeList(1)
 	if err != nil {
