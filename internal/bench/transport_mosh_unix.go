@@ -97,14 +97,7 @@ func (mo *moshLive) typeKeys(b []byte) error {
 
 func (mo *moshLive) screen() *mirror { return mo.m }
 
-func (mo *moshLive) ended() bool {
-	select {
-	case <-mo.copied:
-		return true
-	default:
-		return false
-	}
-}
+func (mo *moshLive) ended() bool { return isClosed(mo.copied) }
 
 func (mo *moshLive) note() string { return moshVersion() }
 func (mo *moshLive) wire() int64  { return udpWire(mo.relay.Stats()) }

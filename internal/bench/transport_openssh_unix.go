@@ -285,35 +285,15 @@ func (o *opensshLive) typeKeys(b []byte) error { _, err := o.client.Write(b); re
 func (o *opensshLive) screen() *mirror         { return o.m }
 func (o *opensshLive) roam() bool              { return false } // TCP is bound to the old address
 
-func (o *opensshLive) ended() bool {
-	select {
-	case <-o.copied:
-		return true
-	default:
-		return false
-	}
-}
+func (o *opensshLive) ended() bool { return isClosed(o.copied) }
 
 func (o *opensshLive) note() string {
 	v, _ := exec.Command("ssh", "-V").CombinedOutput()
 	return strings.TrimSpace(string(v)) + " to its sshd, over TCP in gVisor netstack across the link (" + o.n.CongestionControl() + ")"
 }
 
-func (o *opensshLive) wire() int64 {
-	var n int64
-	for _, p := range o.pipes {
-		n += int64(p.Stats().OfferedBytes)
-	}
-	return n
-}
-
-func (o *opensshLive) queue() time.Duration {
-	var q time.Duration
-	for _, p := range o.pipes {
-		q = max(q, p.Stats().MaxQueueDelay)
-	}
-	return q
-}
+func (o *opensshLive) wire() int64          { return pipesWire(o.pipes) }
+func (o *opensshLive) queue() time.Duration { return pipesQueue(o.pipes) }
 
 func (o *opensshLive) close() {
 	if !o.closed.CompareAndSwap(false, true) {

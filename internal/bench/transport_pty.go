@@ -212,30 +212,40 @@ func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed ui
 func (s *sshLive) typeKeys(b []byte) error { _, err := s.cl.Stdin.Write(b); return err }
 func (s *sshLive) screen() *mirror         { return s.m }
 
-func (s *sshLive) ended() bool {
+func (s *sshLive) ended() bool { return isClosed(s.copied) }
+
+func (s *sshLive) note() string {
+	return "golang.org/x/crypto/ssh over TCP (gVisor netstack, " + s.n.CongestionControl() + " congestion control, SACK, no Nagle)"
+}
+
+func (s *sshLive) wire() int64          { return pipesWire(s.pipes) }
+func (s *sshLive) queue() time.Duration { return pipesQueue(s.pipes) }
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-s.copied:
+	case <-ch:
 		return true
 	default:
 		return false
 	}
 }
 
-func (s *sshLive) note() string {
-	return "golang.org/x/crypto/ssh over TCP (gVisor netstack, " + s.n.CongestionControl() + " congestion control, SACK, no Nagle)"
-}
-
-func (s *sshLive) wire() int64 {
+// pipesWire is the bytes pipes carried: whole IP packets, offered to the
+// link (lost ones count).
+func pipesWire(pipes []*linkem.Pipe) int64 {
 	var n int64
-	for _, p := range s.pipes {
-		n += int64(p.Stats().OfferedBytes) // whole IP packets
+	for _, p := range pipes {
+		n += int64(p.Stats().OfferedBytes)
 	}
 	return n
 }
 
-func (s *sshLive) queue() time.Duration {
+// pipesQueue is the longest time a packet spent in the bottleneck of any
+// of pipes.
+func pipesQueue(pipes []*linkem.Pipe) time.Duration {
 	var q time.Duration
-	for _, p := range s.pipes {
+	for _, p := range pipes {
 		q = max(q, p.Stats().MaxQueueDelay)
 	}
 	return q

@@ -18,22 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exitGrace is how long Close waits for the program to exit after hanging
-// up its terminal before killing it (a variable for tests).
-var exitGrace = 2 * time.Second
-
-// Spec describes the program to run.
-type Spec struct {
-	// Command replaces the login shell when non-empty.
-	Command []string
-	// Env is the program's complete environment.
-	Env []string
-	// Dir is its working directory.
-	Dir string
-	// Cols and Rows are the terminal's initial size.
-	Cols, Rows int
-}
-
 // Program is a program running in a pseudo-terminal. Read, Write and
 // Resize may be called from different goroutines; Close ends everything.
 type Program struct {

@@ -16,23 +16,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// exitGrace is how long Close waits for the program to exit after closing
-// its pseudo console before ending it and its children.
-var exitGrace = 2 * time.Second
-
-// Spec describes the program to run.
-type Spec struct {
-	// Command replaces the default shell (%COMSPEC%, else cmd.exe) when
-	// non-empty.
-	Command []string
-	// Env is the program's complete environment.
-	Env []string
-	// Dir is its working directory.
-	Dir string
-	// Cols and Rows are the terminal's initial size.
-	Cols, Rows int
-}
-
 // Program is a program running in a pseudo console (ConPTY). Read, Write
 // and Resize may be called from different goroutines; Close ends
 // everything.
