@@ -84,20 +84,11 @@ func startOpenSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, see
 		o.close()
 		return nil, err
 	}
-	var mu sync.Mutex
-	var full []linkem.Config
-	mk := func(cfg linkem.Config, seed uint64) func(func([]byte)) sshlink.Link {
-		return func(deliver func([]byte)) sshlink.Link {
-			clean := cfg
-			clean.Loss, clean.Burst, clean.Outages = 0, nil, nil
-			p := linkem.NewPipe(clean, seed, deliver)
-			mu.Lock()
-			o.pipes, full = append(o.pipes, p), append(full, cfg)
-			mu.Unlock()
-			return p
-		}
-	}
-	if o.n, err = sshlink.NewNet(mk(link.Up, seed), mk(link.Down, seed+1)); err != nil {
+	var links lossLater
+	var never atomic.Bool
+	o.n, err = sshlink.NewNet(links.link(link.Up, seed, &never), links.link(link.Down, seed+1, &never))
+	o.pipes = links.pipes
+	if err != nil {
 		o.close()
 		return nil, err
 	}
@@ -133,11 +124,7 @@ func startOpenSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, see
 		o.close()
 		return nil, errors.New("ssh showed nothing")
 	}
-	mu.Lock()
-	for i, p := range o.pipes {
-		p.SetConfig(full[i])
-	}
-	mu.Unlock()
+	links.start()
 	return o, nil
 }
 

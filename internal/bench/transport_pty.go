@@ -148,29 +148,11 @@ type sshLive struct {
 
 func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
 	s := &sshLive{m: newMirror(spec.Cols, spec.Rows, true), copied: make(chan struct{})}
-	// The connection is set up over the link without its loss: gVisor's
-	// TCP takes the time since the first SYN as its first round-trip
-	// sample when a handshake packet is lost (seconds of RTO that decay
-	// slowly), where Linux's would not. The paper measured established
-	// sessions; the loss starts once the shell is up.
-	var mu sync.Mutex
-	var full []linkem.Config
-	mk := func(cfg linkem.Config, seed uint64) func(func([]byte)) sshlink.Link {
-		return func(deliver func([]byte)) sshlink.Link {
-			clean := cfg
-			clean.Loss, clean.Burst, clean.Outages = 0, nil, nil
-			p := linkem.NewPipe(clean, seed, func(b []byte) {
-				if !s.roamed.Load() {
-					deliver(b)
-				}
-			})
-			mu.Lock()
-			s.pipes, full = append(s.pipes, p), append(full, cfg)
-			mu.Unlock()
-			return p
-		}
-	}
-	n, err := sshlink.NewNet(mk(link.Up, seed), mk(link.Down, seed+1))
+	// The connection is set up over the link without its loss
+	// (lossLater); the loss starts once the shell is up.
+	var links lossLater
+	n, err := sshlink.NewNet(links.link(link.Up, seed, &s.roamed), links.link(link.Down, seed+1, &s.roamed))
+	s.pipes = links.pipes
 	if err != nil {
 		return nil, err
 	}
@@ -197,11 +179,7 @@ func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed ui
 		return nil, err
 	}
 	_ = conn.SetDeadline(time.Time{})
-	mu.Lock()
-	for i, p := range s.pipes {
-		p.SetConfig(full[i])
-	}
-	mu.Unlock()
+	links.start()
 	go func() {
 		defer close(s.copied)
 		_, _ = io.Copy(s.m, s.cl.Stdout)
@@ -220,6 +198,46 @@ func (s *sshLive) note() string {
 
 func (s *sshLive) wire() int64          { return pipesWire(s.pipes) }
 func (s *sshLive) queue() time.Duration { return pipesQueue(s.pipes) }
+
+// lossLater makes the links of a transport over gVisor's TCP, without
+// their loss until start: a connection set up over a lossy link would
+// have gVisor take the time since the first SYN as its first round-trip
+// sample when a handshake packet is lost (seconds of RTO that decay
+// slowly), where Linux's TCP would not. The paper measured established
+// sessions.
+type lossLater struct {
+	mu    sync.Mutex
+	pipes []*linkem.Pipe
+	full  []linkem.Config
+}
+
+// link returns a constructor for sshlink.NewNet of one direction with
+// cfg, without its loss for now; while cut is true nothing is delivered
+// (the client moved away).
+func (l *lossLater) link(cfg linkem.Config, seed uint64, cut *atomic.Bool) func(func([]byte)) sshlink.Link {
+	return func(deliver func([]byte)) sshlink.Link {
+		clean := cfg
+		clean.Loss, clean.Burst, clean.Outages = 0, nil, nil
+		p := linkem.NewPipe(clean, seed, func(b []byte) {
+			if !cut.Load() {
+				deliver(b)
+			}
+		})
+		l.mu.Lock()
+		l.pipes, l.full = append(l.pipes, p), append(l.full, cfg)
+		l.mu.Unlock()
+		return p
+	}
+}
+
+// start gives every link its loss.
+func (l *lossLater) start() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, p := range l.pipes {
+		p.SetConfig(l.full[i])
+	}
+}
 
 // isClosed reports whether ch is closed.
 func isClosed(ch <-chan struct{}) bool {
