@@ -177,9 +177,3 @@ const (
 	// fragments, and one dropped fragment costs the whole instruction.
 	socketBuffer = 1 << 20
 )
-
-// staleAckSlack is the least margin beyond SRTT by which an ack that
-// acknowledges nothing new must trail the next state sent for that state
-// to count as lost (gosh's fast recovery; see sender.staleAck). The margin
-// is otherwise twice RTTVAR.
-const staleAckSlack = 10 * time.Millisecond

@@ -38,8 +38,6 @@ type sender[S State[S]] struct {
 	lastAckSent    uint64 // AckNum of the last instruction
 	pendingDataAck bool
 	lastHeard      time.Time // a new peer state last arrived
-	stuckAck       time.Time // the last ack made due by peerStuck
-	presumedLost   uint64    // sent states staleAck found lost (Stats.PresumedLost)
 
 	shutdown      bool
 	shutdownTries int
@@ -54,7 +52,6 @@ type sentState[S any] struct {
 	size  int    // the diff's bytes when it was (last) sent
 	cum   uint64 // the running total of wire bytes sent, after it was (last) sent
 	state S
-	lost  bool // the peer's acks show it never got it (staleAck)
 }
 
 // newSender returns a sender whose live state is initial (it is used, not
@@ -185,7 +182,7 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 func (s *sender[S]) updateAssumed(now time.Time) {
 	s.assumed = 0
 	window := s.rtt.RTO() + AckDelay
-	for i := 1; i < len(s.sent) && now.Sub(s.sent[i].at) < window && !s.sent[i].lost; i++ {
+	for i := 1; i < len(s.sent) && now.Sub(s.sent[i].at) < window; i++ {
 		s.assumed = i
 	}
 }
@@ -313,42 +310,6 @@ func (s *sender[S]) ackArrived(now time.Time, num uint64) {
 	if i := s.sentIndex(num); i >= 0 {
 		s.path.acked(now, s.sent[i].cum)
 		s.dropSent(i)
-		if i == 0 {
-			s.staleAck(now)
-		}
-	}
-}
-
-// staleAck handles an ack that acknowledged nothing new, at now. The
-// peer acks the newest state it holds, so if the first state sent after
-// the known one went out more than a round trip (and its variation)
-// before the ack arrived, the peer sent the ack without it: it was lost,
-// and every later state was a diff from it. Diffing from the known state
-// at once (as after RTO + AckDelay) heals the peer within a round trip
-// instead of stalling it until the assumed state lapses. A gosh peer that
-// receives a diff whose base it lacks acks at once (peerStuck), which
-// brings this ack; any peer's heartbeat or keystroke does too.
-func (s *sender[S]) staleAck(now time.Time) {
-	if len(s.sent) < 2 || !s.rtt.hit || s.sent[1].lost {
-		return
-	}
-	if now.Sub(s.sent[1].at) > s.rtt.SRTT()+max(2*s.rtt.RTTVar(), staleAckSlack) {
-		s.sent[1].lost = true
-		s.presumedLost++
-	}
-}
-
-// peerStuck records that a diff arrived from the peer whose base state is
-// not held here (the base was lost): it makes an ack due now, at most one
-// per frame interval, so that the peer learns of the loss within a round
-// trip (staleAck) rather than after its timeout.
-func (s *sender[S]) peerStuck(now time.Time) {
-	if !s.stuckAck.IsZero() && now.Sub(s.stuckAck) < s.rtt.SendInterval() {
-		return
-	}
-	s.stuckAck = now
-	if s.nextAck.After(now) {
-		s.nextAck = now
 	}
 }
 

@@ -78,10 +78,6 @@ type Stats struct {
 	Missing uint64
 	// Redundant counts datagrams sent twice on a lossy path (PacingGosh).
 	Redundant uint64
-	// PresumedLost counts sent states the peer's acks showed it never
-	// got, so that the next diff went from the acknowledged state at
-	// once rather than after the timeout.
-	PresumedLost uint64
 
 	// Instructions counts complete instructions decoded; each one ends in
 	// exactly one of the four counters below or in Dropped.

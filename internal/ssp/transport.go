@@ -334,7 +334,6 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		t.peerNotice = string(in.GoshNotice)
 	}
 	t.sender.ackArrived(now, in.AckNum)
-	t.stats.PresumedLost = t.sender.presumedLost
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
 	defer t.sender.calculateTimers(now)
@@ -354,7 +353,6 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		t.stats.Duplicates++
 	case resultUnknownBase:
 		t.stats.UnknownBase++
-		t.sender.peerStuck(now)
 	}
 	return nil
 }
