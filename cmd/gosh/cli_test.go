@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"os"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/predict"
+	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
@@ -198,7 +198,7 @@ func TestServerFlags(t *testing.T) {
 		{"ignored at", []string{"new", "-@", "x"}, ServerOptions{}},
 		{"pacing", []string{"new", "--pacing", "mosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingMosh}}},
 		{"scrollback", []string{"new", "--scrollback", "500"}, ServerOptions{Options: daemon.Options{Scrollback: 500}}},
-		{"no scrollback", []string{"new", "--scrollback", "0"}, ServerOptions{Options: daemon.Options{Scrollback: 0}}},
+		{"no scrollback", []string{"new", "--scrollback", "0"}, ServerOptions{Options: daemon.Options{Scrollback: session.NoScrollback}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,9 +207,6 @@ func TestServerFlags(t *testing.T) {
 				t.Fatalf("server %q: %v", tc.args, err)
 			}
 			got.Stdin, got.Stdout, got.Stderr, got.ctx = nil, nil, nil, nil
-			if !slices.Contains(tc.args, "--scrollback") {
-				tc.want.Scrollback = daemon.DefaultScrollback
-			}
 			if !reflect.DeepEqual(*got, tc.want) {
 				t.Errorf("server %q:\n got %+v\nwant %+v", tc.args, *got, tc.want)
 			}
@@ -234,6 +231,8 @@ func TestServerBadArgs(t *testing.T) {
 		{"stray argument", []string{"new", "x"}, "unexpected argument"},
 		{"bad pacing", []string{"new", "--pacing=fast"}, "unknown pacing"},
 		{"unknown flag", []string{"new", "-Z"}, "unknown shorthand flag"},
+		{"negative scrollback", []string{"new", "--scrollback", "-1"}, "bad line count \"-1\""},
+		{"huge scrollback", []string{"new", "--scrollback", "99999999999"}, "want 0 (none) to 1000000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -521,7 +521,8 @@ func TestE2EIPv6(t *testing.T) {
 }
 
 // TestE2ELocal: gosh connect --local (what make run does) starts a server
-// on this machine and connects to it.
+// on this machine and connects to it, with native scrollback: seq's lines
+// end up in the terminal's own history.
 func TestE2ELocal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -530,6 +531,9 @@ func TestE2ELocal(t *testing.T) {
 	tm.WaitForText(10*time.Second, prompt)
 	tm.Send("echo local-$((5+5))\r")
 	tm.WaitForText(5*time.Second, "local-10")
+	tm.Send("seq 1 3000\r")
+	seqDone(t, tm, 3000, 30*time.Second)
+	waitHistory(t, tm, 10*time.Second, 1, 3000, 0)
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")
 	checkRestored(t, dir)

@@ -112,7 +112,7 @@ session idle for N seconds.`,
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more and keep stderr open (repeatable)")
 	f.Var(&o.Pacing, "pacing", "when screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
 	f.BoolVar(&o.ForwardAgent, "forward-agent", false, "give the program an SSH_AUTH_SOCK that a gosh client forwards to its agent (gosh connect -A passes this)")
-	f.IntVar(&o.Scrollback, "scrollback", daemon.DefaultScrollback, "lines that scrolled off the screen to keep for a gosh client's scrollback (0: none)")
+	f.Var(&o.Scrollback, "scrollback", "lines that scrolled off the screen to keep for a gosh client's scrollback (0: none)")
 	f.StringVarP(&ignored, "at", "@", "", "ignored (accepted for mosh-server compatibility)")
 	_ = f.MarkHidden("at")
 	return cmd

@@ -37,9 +37,9 @@ type Options struct {
 	// gosh client forwards to its agent (--forward-agent; gosh connect -A).
 	ForwardAgent bool
 	// Scrollback is how many lines that scrolled off the screen the
-	// server keeps for a gosh client's own scrollback (--scrollback); 0
-	// keeps none.
-	Scrollback int
+	// server keeps for a gosh client's own scrollback (--scrollback); the
+	// zero value is session.DefaultScrollback.
+	Scrollback session.Scrollback
 }
 
 // Started is what [Start] reports: the daemon's UDP port, the session key
@@ -48,17 +48,4 @@ type Started struct {
 	Port uint16
 	Key  crypto.Key
 	PID  int
-}
-
-// DefaultScrollback is the --scrollback default.
-const DefaultScrollback = session.DefaultScrollback
-
-// scrollbackLines turns the --scrollback count into
-// session.ServerConfig.Scrollback, where 0 means the default and a
-// negative number none.
-func scrollbackLines(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
 }

@@ -97,7 +97,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 			sc := session.ServerConfig{
 				Conn: conn, Key: key, PTY: prog, Cols: cols, Rows: rows, MOTD: cfg.MOTD,
 				NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Pacing: cfg.Options.Pacing, Logf: logf,
-				Scrollback: scrollbackLines(cfg.Options.Scrollback),
+				Scrollback: cfg.Options.Scrollback,
 			}
 			if agent != nil {
 				sc.Agent = agent

@@ -135,7 +135,7 @@ func TestScrollbackDisabled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
-		r.startServer(session.ServerConfig{Scrollback: -1})
+		r.startServer(session.ServerConfig{Scrollback: session.NoScrollback})
 		r.startClient(session.ClientConfig{})
 		r.waitScreen(ready, 2*time.Second)
 		r.term.Type("seq 200\r")

@@ -64,9 +64,9 @@ type ServerConfig struct {
 	// channel the client opens (gosh connect -R); nil refuses them.
 	Listen func(hostPort string) (Listener, error)
 	// Scrollback is how many lines that scrolled off the screen the
-	// server keeps for a gosh client's scrollback: 0 means
-	// DefaultScrollback, a negative number none.
-	Scrollback int
+	// server keeps for a gosh client's scrollback (the zero value:
+	// DefaultScrollback).
+	Scrollback Scrollback
 	// Control, if not nil, delivers requests from the daemon's control
 	// socket (gosh sessions, gosh connect --attach): see [ControlRequest].
 	Control <-chan ControlRequest
@@ -99,11 +99,8 @@ func newServer(cfg ServerConfig) (*server, error) {
 	if len(cfg.MOTD) > 0 {
 		term.Feed(cfg.MOTD, nil)
 	}
-	switch {
-	case cfg.Scrollback == 0:
-		term.EnableHistory(DefaultScrollback)
-	case cfg.Scrollback > 0:
-		term.EnableHistory(cfg.Scrollback)
+	if n := cfg.Scrollback.Lines(); n > 0 {
+		term.EnableHistory(n)
 	}
 	// (MOTD lines that scrolled are in the history: the client gets them.)
 	tcfg := serverTransport(cfg, cfg.Key, logf)
