@@ -134,7 +134,7 @@ func runServer(ctx context.Context, o *ServerOptions) error {
 	if _, err := o.Stdout.Write(connectline.Append(line, st.Port, st.Key)); err != nil {
 		return err
 	}
-	_, err = o.Stderr.Write(connectline.AppendDetached(nil, st.PID))
+	_, err = o.Stderr.Write(connectline.AppendDetached(nil, connectline.Detached{PID: st.PID, Session: st.Session}))
 	return err
 }
 

@@ -93,7 +93,7 @@ SSH connection) and exits. gosh connect --attach ID runs this over SSH.`,
 			if _, err := cmd.OutOrStdout().Write(connectline.Append(line, s.Port, key)); err != nil {
 				return err
 			}
-			_, err = cmd.ErrOrStderr().Write(connectline.AppendDetached(nil, s.PID))
+			_, err = cmd.ErrOrStderr().Write(connectline.AppendDetached(nil, connectline.Detached{PID: s.PID, Session: s.ID}))
 			return err
 		},
 	}

@@ -55,8 +55,8 @@ func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 	_ = cmd.Wait() // it forks the server and exits
 	pid := 0
 	for _, line := range strings.Split(stderr.String(), "\n") {
-		if p, ok := connectline.ParseDetached(line); ok {
-			pid = p
+		if d, ok := connectline.ParseDetached(line); ok {
+			pid = d.PID
 		}
 	}
 	if port == 0 || pid == 0 {

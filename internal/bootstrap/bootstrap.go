@@ -143,7 +143,7 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 	if err != nil {
 		return Result{}, err
 	}
-	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid, Uploaded: uploaded, RemoteGosh: out.using,
+	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.detached.PID, Session: out.detached.Session, Uploaded: uploaded, RemoteGosh: out.using,
 		AgentSocket: agent, Forwards: c.params.forwards}
 	if cfg.KeepRelay {
 		kept = true

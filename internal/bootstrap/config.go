@@ -128,6 +128,10 @@ type Result struct {
 	// ServerPID is the detached server's pid when the server reported it
 	// ("[mosh-server detached, pid = N]"), else 0.
 	ServerPID int
+	// Session is the session's ID on the host, from a gosh server's
+	// detach notice: the ID gosh sessions lists, and the one to save for
+	// resuming. It is "" from mosh-server or an earlier gosh.
+	Session string
 	// Uploaded is the remote path of a gosh binary uploaded by this run, or "".
 	Uploaded string
 	// RemoteGosh is the remote gosh the start script ran ("gosh" from PATH

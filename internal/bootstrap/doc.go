@@ -27,8 +27,9 @@
 // lines are matched with connectline.Parse (mosh's regular expression
 // ^MOSH CONNECT (\d+?) ([A-Za-z0-9/+]{22})\s*$), the other non-blank
 // lines are shown to the user, as is stderr until the CONNECT line; after
-// it, the server's banner and "[mosh-server detached, pid = N]" only go to
-// the debug log (N becomes [Result.ServerPID]). The client then waits up to
+// it, the server's banner and "[mosh-server detached, pid = N]" (gosh's
+// "[gosh server detached, pid = N, session = ID]") only go to the debug
+// log (N becomes [Result.ServerPID], ID [Result.Session]). The client then waits up to
 // 5 s for the command to exit, like the wrapper waiting for ssh.
 //
 // With [Config.SSHCommand] (--ssh=CMD) a system ssh runs instead, as mosh

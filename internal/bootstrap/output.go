@@ -24,7 +24,7 @@ type startOutput struct {
 	have      []string // GOSH HAVE: SHA-256 of the binaries uploaded earlier
 	using     string   // GOSH USING: the remote gosh started
 	uploaded  string
-	pid       int
+	detached  connectline.Detached // the server's pid and session ID
 
 	mu     sync.Mutex // guards following
 	text   strings.Builder
@@ -35,9 +35,9 @@ type startOutput struct {
 // it is for the user (not part of the protocol).
 func (o *startOutput) stdoutLine(line string) (forUser bool) {
 	line = strings.TrimRight(line, "\r\n")
-	if pid, ok := connectline.ParseDetached(line); ok {
+	if d, ok := connectline.ParseDetached(line); ok {
 		o.mu.Lock()
-		o.pid = pid // a system ssh with -tt merges stderr into stdout
+		o.detached = d // a system ssh with -tt merges stderr into stdout
 		o.mu.Unlock()
 		return false
 	}

@@ -13,10 +13,14 @@ func TestStartOutput(t *testing.T) {
 			forUser = append(forUser, l)
 		}
 	}
-	if !o.connected || o.port != 60004 || o.serverIP != "10.0.0.2" || o.pid != 77 {
-		t.Errorf("got connected=%v port=%d serverIP=%q pid=%d", o.connected, o.port, o.serverIP, o.pid)
+	if !o.connected || o.port != 60004 || o.serverIP != "10.0.0.2" || o.detached.PID != 77 || o.detached.Session != "" {
+		t.Errorf("got connected=%v port=%d serverIP=%q detached=%+v", o.connected, o.port, o.serverIP, o.detached)
 	}
 	if len(forUser) != 1 || forUser[0] != "hello from .bashrc\r" {
 		t.Errorf("lines for the user = %q, want only the .bashrc line", forUser)
+	}
+	// A gosh server's notice names the session as well.
+	if o.stdoutLine("[gosh server detached, pid = 78, session = 78fedffa]\r") || o.detached.PID != 78 || o.detached.Session != "78fedffa" {
+		t.Errorf("gosh's detach notice: detached=%+v", o.detached)
 	}
 }

@@ -91,9 +91,9 @@ func (r *remoteRun) relayStderr(stderr io.Reader, out *startOutput, connected *a
 	forEachLine(stderr, func(line string) {
 		line = trimCR(line)
 		out.capture(line)
-		if pid, ok := connectline.ParseDetached(line); ok {
+		if d, ok := connectline.ParseDetached(line); ok {
 			out.mu.Lock()
-			out.pid = pid
+			out.detached = d
 			out.mu.Unlock()
 		}
 		if connected.Load() || connectline.IsBanner(line) {

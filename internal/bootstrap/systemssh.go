@@ -69,7 +69,7 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destinat
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.pid}, nil
+	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.detached.PID, Session: out.detached.Session}, nil
 }
 
 // sshHostArgs are the family, port and destination arguments for ssh.

@@ -3,7 +3,8 @@
 // test): "MOSH CONNECT <port> <key>" on stdout, which carries the UDP port
 // and the session key (docs/protocol.md section 1.3), and the detach notice
 // "[mosh-server detached, pid = N]" (or gosh's "[gosh server detached, pid
-// = N]") on stderr, which carries the daemon's pid.
+// = N, session = ID]") on stderr, which carries the daemon's pid and, from
+// gosh, the session's ID (the one gosh sessions lists).
 //
 // This package is the only place that knows these formats: the server
 // writes them with [Append] and [AppendDetached]; clients and tests read
@@ -25,6 +26,7 @@ const (
 	moshDetachedPrefix = "[mosh-server detached, pid = "
 	goshDetachedPrefix = "[gosh server detached, pid = "
 	goshBannerPrefix   = "gosh server (gosh "
+	sessionInfix       = ", session = "
 	keyLen             = 22 // base64 of 16 bytes without "=="
 )
 
@@ -69,13 +71,47 @@ func Parse(line string) (port uint16, key crypto.Key, ok bool) {
 	return uint16(n), k, true
 }
 
-// AppendDetached appends gosh's detach banner for the daemon's pid to dst:
-// a blank line, the version line and the detach notice, each with its
-// newline, as mosh-server prints its own on stderr.
-func AppendDetached(dst []byte, pid int) []byte {
+// Detached is what a detach notice tells: the daemon's pid and, from a
+// gosh server, the session's ID.
+type Detached struct {
+	// PID is the daemon's process id.
+	PID int
+	// Session is the session's ID on its host (gosh sessions lists it):
+	// 8 lowercase hex digits, or "" from mosh-server, from an earlier
+	// gosh, or from a daemon that has no control socket.
+	Session string
+}
+
+// sessionIDLen is the length of a session ID.
+const sessionIDLen = 8
+
+// ValidSessionID reports whether id has the form of a session ID, 8
+// lowercase hex digits, so that it is safe in a file name and a command
+// line.
+func ValidSessionID(id string) bool {
+	if len(id) != sessionIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendDetached appends gosh's detach banner for d to dst: a blank line,
+// the version line and the detach notice, each with its newline, as
+// mosh-server prints its own on stderr. A d.Session that is not a session
+// ID is left out.
+func AppendDetached(dst []byte, d Detached) []byte {
 	dst = fmt.Appendf(dst, "\n%s%s, mosh protocol %d)\n", goshBannerPrefix, buildinfo.Version, buildinfo.MoshProtocolVersion)
 	dst = append(dst, goshDetachedPrefix...)
-	dst = strconv.AppendInt(dst, int64(pid), 10)
+	dst = strconv.AppendInt(dst, int64(d.PID), 10)
+	if ValidSessionID(d.Session) {
+		dst = append(dst, sessionInfix...)
+		dst = append(dst, d.Session...)
+	}
 	return append(dst, "]\n"...)
 }
 
@@ -102,27 +138,40 @@ func IsBanner(line string) bool {
 	return false
 }
 
-// ParseDetached returns the daemon's pid from mosh-server's
-// "[mosh-server detached, pid = N]" or gosh's "[gosh server detached, pid
-// = N]" line (surrounding white space ignored).
-func ParseDetached(line string) (pid int, ok bool) {
+// ParseDetached reads mosh-server's "[mosh-server detached, pid = N]"
+// or gosh's "[gosh server detached, pid = N, session = ID]" line
+// (surrounding white space ignored; gosh's may lack the session).
+func ParseDetached(line string) (Detached, bool) {
 	line = strings.TrimSpace(line)
 	rest, found := strings.CutPrefix(line, moshDetachedPrefix)
+	gosh := false
 	if !found {
 		rest, found = strings.CutPrefix(line, goshDetachedPrefix)
+		gosh = true
 	}
 	if !found {
-		return 0, false
+		return Detached{}, false
 	}
-	digits, found := strings.CutSuffix(rest, "]")
-	if !found || !allDigits(digits) {
-		return 0, false
+	rest, found = strings.CutSuffix(rest, "]")
+	if !found {
+		return Detached{}, false
 	}
-	n, err := strconv.Atoi(digits)
+	var d Detached
+	if digits, id, ok := strings.Cut(rest, sessionInfix); ok {
+		if !gosh || !ValidSessionID(id) {
+			return Detached{}, false
+		}
+		rest, d.Session = digits, id
+	}
+	if !allDigits(rest) {
+		return Detached{}, false
+	}
+	n, err := strconv.Atoi(rest)
 	if err != nil || n <= 0 {
-		return 0, false
+		return Detached{}, false
 	}
-	return n, true
+	d.PID = n
+	return d, true
 }
 
 func allDigits(s string) bool {

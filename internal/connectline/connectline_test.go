@@ -52,22 +52,52 @@ func TestParse(t *testing.T) {
 func TestParseDetached(t *testing.T) {
 	tests := []struct {
 		line string
-		pid  int
+		want Detached
 		ok   bool
 	}{
-		{"[mosh-server detached, pid = 1234]", 1234, true},
-		{"[gosh server detached, pid = 4321]", 4321, true},
-		{"[mosh-server detached, pid = 1234]\r", 1234, true},
-		{"[mosh-server detached, pid = ]", 0, false},
-		{"[mosh-server detached, pid = 0]", 0, false},
-		{"[mosh-server detached, pid = 12a]", 0, false},
-		{"mosh-server (mosh 1.4.0)", 0, false},
+		{"[mosh-server detached, pid = 1234]", Detached{PID: 1234}, true},
+		{"[gosh server detached, pid = 4321]", Detached{PID: 4321}, true},
+		{"[gosh server detached, pid = 4321, session = 78fedffa]", Detached{PID: 4321, Session: "78fedffa"}, true},
+		{"[mosh-server detached, pid = 1234]\r", Detached{PID: 1234}, true},
+		{"[mosh-server detached, pid = ]", Detached{}, false},
+		{"[mosh-server detached, pid = 0]", Detached{}, false},
+		{"[mosh-server detached, pid = 12a]", Detached{}, false},
+		{"[mosh-server detached, pid = 12, session = 78fedffa]", Detached{}, false}, // mosh-server has no session
+		{"[gosh server detached, pid = 12, session = 78FEDFFA]", Detached{}, false},
+		{"[gosh server detached, pid = 12, session = 78fedff]", Detached{}, false},
+		{"[gosh server detached, pid = 12, session = 78fedffa/..]", Detached{}, false},
+		{"[gosh server detached, pid = , session = 78fedffa]", Detached{}, false},
+		{"[gosh server detached, pid = 12, session = ]", Detached{}, false},
+		{"mosh-server (mosh 1.4.0)", Detached{}, false},
 	}
 	for _, tc := range tests {
-		if pid, ok := ParseDetached(tc.line); pid != tc.pid || ok != tc.ok {
-			t.Errorf("ParseDetached(%q) = %d, %v, want %d, %v", tc.line, pid, ok, tc.pid, tc.ok)
+		if d, ok := ParseDetached(tc.line); d != tc.want || ok != tc.ok {
+			t.Errorf("ParseDetached(%q) = %+v, %v, want %+v, %v", tc.line, d, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// FuzzParseDetached: whatever is accepted has a positive pid and an
+// empty or well-formed session ID, and gosh's banner for it parses back
+// the same.
+func FuzzParseDetached(f *testing.F) {
+	for _, s := range []string{"[mosh-server detached, pid = 1234]", "[gosh server detached, pid = 4321, session = 78fedffa]",
+		"[gosh server detached, pid = 99999999999999999999]", "[gosh server detached, pid = 1, session = , session = ]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		d, ok := ParseDetached(line)
+		if !ok {
+			return
+		}
+		if d.PID <= 0 || d.Session != "" && !ValidSessionID(d.Session) {
+			t.Fatalf("ParseDetached(%q) = %+v", line, d)
+		}
+		banner := strings.Split(strings.TrimSuffix(string(AppendDetached(nil, d)), "\n"), "\n")
+		if again, ok := ParseDetached(banner[len(banner)-1]); !ok || again != d {
+			t.Fatalf("ParseDetached(%q) = %+v; its banner %q parses to %+v, %v", line, d, banner[len(banner)-1], again, ok)
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
@@ -119,13 +149,21 @@ func TestAppend(t *testing.T) {
 	if port, k, ok := Parse(string(line)); !ok || port != 60001 || !k.Equal(key) {
 		t.Errorf("Parse(Append(...)) = %d, %v, %v", port, k, ok)
 	}
-	banner := strings.Split(strings.TrimSuffix(string(AppendDetached(nil, 4321)), "\n"), "\n")
-	for _, l := range banner {
-		if !IsBanner(l) {
-			t.Errorf("AppendDetached line %q is not a banner line", l)
+	for _, d := range []Detached{{PID: 4321}, {PID: 4321, Session: "78fedffa"}} {
+		banner := strings.Split(strings.TrimSuffix(string(AppendDetached(nil, d)), "\n"), "\n")
+		for _, l := range banner {
+			if !IsBanner(l) {
+				t.Errorf("AppendDetached line %q is not a banner line", l)
+			}
+		}
+		if got, ok := ParseDetached(banner[len(banner)-1]); !ok || got != d {
+			t.Errorf("ParseDetached(%q) = %+v, %v, want %+v", banner[len(banner)-1], got, ok, d)
 		}
 	}
-	if pid, ok := ParseDetached(banner[len(banner)-1]); !ok || pid != 4321 {
-		t.Errorf("ParseDetached(%q) = %d, %v", banner[len(banner)-1], pid, ok)
+	if got := string(AppendDetached(nil, Detached{PID: 7, Session: "78fedffa"})); !strings.HasSuffix(got, "\n[gosh server detached, pid = 7, session = 78fedffa]\n") {
+		t.Errorf("AppendDetached = %q", got)
+	}
+	if got := string(AppendDetached(nil, Detached{PID: 7, Session: "../x"})); !strings.HasSuffix(got, "\n[gosh server detached, pid = 7]\n") {
+		t.Errorf("AppendDetached with a bad session = %q", got)
 	}
 }

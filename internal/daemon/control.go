@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/connectline"
 	"github.com/gosh-term/gosh/internal/crypto"
 )
 
@@ -75,17 +76,7 @@ type Session struct {
 
 // ValidSessionID reports whether id has the form of a session id, so that
 // it is safe in a file name and a command line.
-func ValidSessionID(id string) bool {
-	if len(id) != sessionIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func ValidSessionID(id string) bool { return connectline.ValidSessionID(id) }
 
 // controlRequest is one request line.
 type controlRequest struct {

@@ -42,10 +42,12 @@ type Options struct {
 	Scrollback session.Scrollback
 }
 
-// Started is what [Start] reports: the daemon's UDP port, the session key
-// and the daemon's process id.
+// Started is what [Start] reports: the daemon's UDP port, the session key,
+// the daemon's process id, and the session's ID (what [ListSessions]
+// lists; "" if the daemon could not make its control socket).
 type Started struct {
-	Port uint16
-	Key  crypto.Key
-	PID  int
+	Port    uint16
+	Key     crypto.Key
+	PID     int
+	Session string
 }

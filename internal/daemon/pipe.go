@@ -33,12 +33,14 @@ type config struct {
 	CoreLimit coredump.Limit
 }
 
-// status travels back over the second: the bound port and the key, or why
-// the daemon could not start.
+// status travels back over the second: the bound port, the key and the
+// session's ID (empty without a control socket), or why the daemon could
+// not start.
 type status struct {
-	Port  uint16 `json:",omitempty"`
-	Key   string `json:",omitempty"`
-	Error string `json:",omitempty"`
+	Port    uint16 `json:",omitempty"`
+	Key     string `json:",omitempty"`
+	Session string `json:",omitempty"`
+	Error   string `json:",omitempty"`
 }
 
 // The daemon's extra file descriptors.

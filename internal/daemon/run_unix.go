@@ -53,13 +53,15 @@ func Run(ctx context.Context) error {
 		return err
 	}
 	facts := Session{PID: os.Getpid(), Command: commandName(&cfg), Port: sc.Conn.LocalAddr().Port(), Started: time.Now()}
+	id := ""
 	if ctl, err := listenControl(facts, logf); err != nil {
 		logf("%v (gosh sessions will not list this session)", err)
 	} else {
 		defer ctl.Close()
 		sc.Control = ctl.Requests()
+		id = ctl.facts.ID
 	}
-	report(status{Port: sc.Conn.LocalAddr().Port(), Key: sc.Key.Base64()})
+	report(status{Port: sc.Conn.LocalAddr().Port(), Key: sc.Key.Base64(), Session: id})
 	sigs, stop := serverSignals()
 	defer stop()
 	sc.Signals = sigs

@@ -132,10 +132,10 @@ func spawn(ctx context.Context, exe string, cfg *config, stderr io.Writer) (Star
 			return Started{}, errors.New(r.st.Error)
 		}
 		key, err := crypto.ParseKey(r.st.Key)
-		if err != nil || r.st.Port == 0 {
-			return Started{}, fmt.Errorf("daemon: the server daemon reported a bad port or key")
+		if err != nil || r.st.Port == 0 || r.st.Session != "" && !ValidSessionID(r.st.Session) {
+			return Started{}, fmt.Errorf("daemon: the server daemon reported a bad port, key or session ID")
 		}
-		return Started{Port: r.st.Port, Key: key, PID: pid}, nil
+		return Started{Port: r.st.Port, Key: key, PID: pid, Session: r.st.Session}, nil
 	case <-timer.C:
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 		return Started{}, errors.New("daemon: the server daemon did not report its port in time")

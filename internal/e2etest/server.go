@@ -23,6 +23,9 @@ type Server struct {
 	Port uint16
 	Key  string // the 22-character key, for MOSH_KEY
 	PID  int    // the detached daemon
+	// Session is the session's ID from gosh's detach notice ("" from
+	// mosh-server).
+	Session string
 }
 
 // StartServer runs argv (e.g. gosh server new -i 127.0.0.1 -p 0 -- sh),
@@ -49,8 +52,8 @@ func StartServer(t testing.TB, env []string, argv ...string) *Server {
 		t.Fatalf("%v printed no MOSH CONNECT line:\nstdout: %q\nstderr: %q", argv, stdout.Bytes(), stderr.Bytes())
 	}
 	for _, line := range strings.Split(stderr.String(), "\n") {
-		if pid, ok := connectline.ParseDetached(line); ok {
-			s.PID = pid
+		if d, ok := connectline.ParseDetached(line); ok {
+			s.PID, s.Session = d.PID, d.Session
 		}
 	}
 	if s.PID <= 0 {
