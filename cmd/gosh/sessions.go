@@ -48,8 +48,8 @@ func newServerListCmd() *cobra.Command {
 		Long: `List this user's gosh sessions on this host, one line each: the session's
 id, when it started, when and from where its client was last heard from,
 its terminal size, whether a client is attached, the server's pid and the
-command. --json prints them as a JSON array. "gosh sessions HOST" runs this
-over SSH.`,
+command (or a line saying there are none). --json prints them as a JSON
+array. "gosh sessions HOST" runs this over SSH.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			list, err := daemon.ListSessions(cmd.Context())
@@ -144,11 +144,15 @@ func attachFrom(sshConnection string) string {
 	return a.Unmap().String()
 }
 
-// writeSessions prints the sessions as an aligned table (nothing when
-// there are none).
+// noSessionsHere is what gosh server list prints when there are none.
+const noSessionsHere = "no gosh sessions on this host"
+
+// writeSessions prints the sessions as an aligned table, or a line saying
+// there are none.
 func writeSessions(w io.Writer, list []daemon.Session, now time.Time) error {
 	if len(list) == 0 {
-		return nil
+		_, err := fmt.Fprintln(w, noSessionsHere)
+		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tLAST CONTACT\tFROM\tSIZE\tSTATE\tPID\tCOMMAND")
@@ -247,8 +251,10 @@ func newSessionsCmd(runF func(*SessionsOptions) error) *cobra.Command {
 		Short: "List (or end) your gosh sessions on a host, over SSH",
 		Long: `Log in to the host over SSH as gosh connect does and list your gosh
 sessions there (gosh server list): id, start, last contact and from where,
-size, whether a client is attached, pid and command. gosh connect --attach
-ID host takes one over from this machine; --kill ID ends one.`,
+size, whether a client is attached, pid and command, or a line saying
+there are none. gosh connect --attach ID host takes one over from this
+machine; --kill ID ends one. The id is the session's everywhere: the
+resume offer and gosh connect --resume ID use it too.`,
 		Example: `  gosh sessions alice@example.net
   gosh connect --attach 3f2a9c1e alice@example.net
   gosh sessions alice@example.net --kill 3f2a9c1e`,
@@ -321,6 +327,11 @@ func runSessions(ctx context.Context, o *SessionsOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(o.Stdout, printableKeeping(string(out), "\n\t"))
+	text := printableKeeping(string(out), "\n\t")
+	if t := strings.TrimSpace(text); o.Kill == "" && !o.JSON && (t == "" || t == noSessionsHere) {
+		// Name the host (an earlier remote gosh prints nothing at all).
+		text = "no gosh sessions on " + printable(o.Destination) + "\n"
+	}
+	_, err = io.WriteString(o.Stdout, text)
 	return err
 }

@@ -31,8 +31,8 @@ func isolateControlDir(t *testing.T) {
 
 func TestServerListNoSessions(t *testing.T) {
 	isolateControlDir(t)
-	if code, out, errs := runGosh(t, "server", "list"); code != 0 || out != "" || errs != "" {
-		t.Errorf("gosh server list = %d, %q, %q; want 0 and no output", code, out, errs)
+	if code, out, errs := runGosh(t, "server", "list"); code != 0 || out != "no gosh sessions on this host\n" || errs != "" {
+		t.Errorf("gosh server list = %d, %q, %q; want 0 and a line saying there are none", code, out, errs)
 	}
 	if code, out, errs := runGosh(t, "server", "list", "--json"); code != 0 || out != "[]\n" || errs != "" {
 		t.Errorf("gosh server list --json = %d, %q, %q; want 0 and []", code, out, errs)

@@ -27,14 +27,7 @@ import (
 // it is one story, each step on the state the one before left.
 func TestAttachFromAnywhere(t *testing.T) {
 	f, tmp, env, client := sessionBox(t)
-	sessions := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, f.gosh, append([]string{"sessions"}, args...)...)
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	sessions := sessionsCmd(f, env)
 
 	dir1 := t.TempDir()
 	first := e2etest.NewTmux(t, 80, 24, env, client(dir1, "box -- env PS1='e2e$ ' HISTFILE=/dev/null bash --norc --noprofile -i")...)
@@ -99,11 +92,24 @@ func kill(t *testing.T, sessions func(...string) (string, error), client *e2etes
 	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if out, err := sessions("box"); err != nil || strings.TrimSpace(out) != "" {
+	if out, err := sessions("box"); err != nil || out != "no gosh sessions on box\n" {
 		t.Errorf("gosh sessions after the kill: %v\n%s", err, out)
 	}
 	if out, err := sessions("box", "--kill", id); err == nil || strings.TrimSpace(out) != "gosh: no session "+id+" on this host (gosh sessions lists them)" {
 		t.Errorf("gosh sessions --kill of an ended session: %v\n%s", err, out)
+	}
+}
+
+// sessionsCmd runs gosh sessions ARGS on sessionBox's client and returns
+// its output (stdout and stderr) and error.
+func sessionsCmd(f *uploadFixture, env []string) func(args ...string) (string, error) {
+	return func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, f.gosh, append([]string{"sessions"}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
 	}
 }
 
