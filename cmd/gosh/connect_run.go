@@ -40,6 +40,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	var key gcrypto.Key
 	var relayer *bootstrap.Relayer
 	var err error
+	id := "" // the server's session ID, when it told one
 	agent := ""
 	if o.ForwardAgent {
 		agent = os.Getenv("SSH_AUTH_SOCK")
@@ -54,10 +55,10 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	case o.Direct:
 		server, key, err = directTarget(ctx, o)
 	case o.Local:
-		server, key, err = startLocal(ctx, o, stdin)
+		server, key, id, err = startLocal(ctx, o, stdin)
 	default:
 		var fwd bootstrap.Forwards
-		server, key, relayer, agent, fwd, err = bootstrapRemote(ctx, o, logf)
+		server, key, id, relayer, agent, fwd, err = bootstrapRemote(ctx, o, logf)
 		o.Forwards = append(o.Forwards, configForwards(o, fwd)...)
 	}
 	if err != nil {
@@ -102,7 +103,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	escape, escapeSet := os.LookupEnv("MOSH_ESCAPE_KEY")
 	_, noPrefix := os.LookupEnv("MOSH_TITLE_NOPREFIX")
 	if saved == nil {
-		saved = saveSession(o, server, key, logf)
+		saved = saveSession(o, server, key, id, logf)
 	}
 	cfg := session.ClientConfig{
 		Server:         server,
@@ -161,8 +162,9 @@ func directTarget(ctx context.Context, o *ConnectOptions) (netip.AddrPort, gcryp
 }
 
 // startLocal is --local: start a session daemon on this machine, bound to
-// the loopback address, as mosh --local does.
-func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.AddrPort, gcrypto.Key, error) {
+// the loopback address, as mosh --local does. It returns the daemon's
+// address, key and session ID.
+func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.AddrPort, gcrypto.Key, string, error) {
 	ip := netip.MustParseAddr("127.0.0.1")
 	if o.Family == netaddr.IPv6 {
 		ip = netip.IPv6Loopback()
@@ -179,15 +181,16 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 		ForwardAgent: o.ForwardAgent && os.Getenv("SSH_AUTH_SOCK") != "",
 	}, stdin, o.Stderr)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: starting the local server: %w", err)
+		return netip.AddrPort{}, gcrypto.Key{}, "", fmt.Errorf("connect: starting the local server: %w", err)
 	}
-	return netip.AddrPortFrom(ip, st.Port), st.Key, nil
+	return netip.AddrPortFrom(ip, st.Port), st.Key, st.Session, nil
 }
 
-// bootstrapRemote logs in over SSH and starts the server there. Unless
-// --transport=udp, the built-in client keeps the SSH connection for the
-// relay (the UDP-blocked fallback).
-func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
+// bootstrapRemote logs in over SSH and starts the server there (or, with
+// --attach, takes its session over); id is the session's ID on the host.
+// Unless --transport=udp, the built-in client keeps the SSH connection for
+// the relay (the UDP-blocked fallback).
+func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, id string, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
 	cfg := bootstrap.Config{
 		Destination:   o.Destination,
 		ServerCommand: o.Server,
@@ -221,9 +224,13 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 	}
 	res, err := bootstrap.Run(ctx, cfg)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, nil, "", bootstrap.Forwards{}, err
+		return netip.AddrPort{}, gcrypto.Key{}, "", nil, "", bootstrap.Forwards{}, err
 	}
-	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, res.Relay, res.AgentSocket, res.Forwards, nil
+	id = res.Session
+	if id == "" {
+		id = o.Attach // an earlier remote gosh does not say it
+	}
+	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, id, res.Relay, res.AgentSocket, res.Forwards, nil
 }
 
 // configForwards are ssh_config's LocalForward, RemoteForward and

@@ -48,20 +48,13 @@ func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	var pick *resume.Record
-	for i := range recs {
-		r := &recs[i]
-		if (o.ResumeID == "" || r.ID == o.ResumeID) && (r.Detached || o.ResumeID != "") {
-			pick = r
-			break
-		}
-	}
+	pick := pickRecord(recs, o.ResumeID)
 	switch {
+	case pick == nil && o.ResumeID != "":
+		return nil, fmt.Errorf("connect: no saved session %s on this machine (gosh connect --attach %s HOST takes over one that gosh sessions HOST lists)", o.ResumeID, o.ResumeID)
 	case pick == nil && o.Resume:
 		what := "no detached session to resume"
-		if o.ResumeID != "" {
-			what = "no saved session " + o.ResumeID
-		} else if o.Destination != "" {
+		if o.Destination != "" {
 			what += " for " + o.Destination
 		}
 		return nil, fmt.Errorf("connect: %s (start one with gosh connect HOST)", what)
@@ -71,7 +64,7 @@ func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
 		if !o.Resume {
 			return nil, nil
 		}
-		fmt.Fprintf(o.Stderr, "gosh: session %s is with a stock mosh-server, which cannot resume a session; starting a new one\n", pick.ID)
+		fmt.Fprintf(o.Stderr, "gosh: session %s is with a stock mosh-server, which cannot resume a session; starting a new one\n", pick.Name())
 		if o.Destination == "" {
 			o.Destination = pick.Host
 		}
@@ -92,6 +85,26 @@ func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
 	return &savedSession{file: f, resumed: true}, nil
 }
 
+// pickRecord is the saved session to resume from recs (newest first):
+// without a name the newest detached one; with one, the newest detached
+// one the user knows by that name ([resume.Record.Name]), else the newest
+// of that name (which a live client holds: claiming it says so). nil if
+// there is none.
+func pickRecord(recs []resume.Record, name string) *resume.Record {
+	var held *resume.Record
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case name != "" && r.Name() != name:
+		case r.Detached:
+			return r
+		case name != "" && held == nil:
+			held = r
+		}
+	}
+	return held
+}
+
 // target is the saved server address and key.
 func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
 	r := s.file.Record()
@@ -106,10 +119,11 @@ func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
 	return addr, key, nil
 }
 
-// saveSession saves a new session's record, so that a later gosh connect
-// can resume it if this client dies. It returns nil (and logs why) if it
+// saveSession saves a new session's record under the server's session ID
+// (id; "" if the server told none), so that a later gosh connect can
+// resume it if this client dies. It returns nil (and logs why) if it
 // cannot.
-func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, logf func(string, ...any)) *savedSession {
+func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id string, logf func(string, ...any)) *savedSession {
 	dir, err := resume.Dir()
 	if err != nil {
 		logf("not saving the session for resuming: %v", err)
@@ -122,8 +136,12 @@ func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, logf
 	case o.Direct:
 		host = o.DirectHost
 	}
+	if id != "" {
+		forgetSession(dir, host, id)
+	}
 	rec := resume.Record{
-		Host: host, Server: server.String(), Key: key.Base64(),
+		Session: id,
+		Host:    host, Server: server.String(), Key: key.Base64(),
 		Gosh:    !strings.Contains(o.Server, "mosh-server"),
 		Epoch:   attachEpoch(o),
 		Started: time.Now(), Command: strings.Join(o.Command, " "),
@@ -134,6 +152,25 @@ func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, logf
 		return nil
 	}
 	return &savedSession{file: f}
+}
+
+// forgetSession removes the detached records of session id on host: the
+// session was taken over (--attach gave it a new key) or has ended (a new
+// one has its ID), so they can no longer resume it. A record a live client
+// holds is left to that client, which is told when it is taken over.
+func forgetSession(dir, host, id string) {
+	recs, err := resume.List(dir, host)
+	if err != nil {
+		return
+	}
+	for _, r := range recs {
+		if r.Session != id || !r.Detached {
+			continue
+		}
+		if f, err := resume.Claim(dir, r.ID); err == nil {
+			_ = f.Remove()
+		}
+	}
 }
 
 // configure gives the client the record's sequence-number reservation,
@@ -173,11 +210,12 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 	case errors.Is(err, session.ErrNoConnection):
 		_ = s.file.Remove()
 		if s.resumed {
-			fmt.Fprintf(stderr, "gosh: session %s is gone (its server does not answer); gosh connect HOST starts a new one\n", s.file.Record().ID)
+			fmt.Fprintf(stderr, "gosh: session %s is gone (its server does not answer); gosh connect HOST starts a new one\n", s.file.Record().Name())
 		}
 	default:
 		_ = s.file.Release()
-		fmt.Fprintf(stderr, "gosh: session %s may still be running; gosh connect --resume %s resumes it\n", s.file.Record().ID, s.file.Record().ID)
+		name := s.file.Record().Name()
+		fmt.Fprintf(stderr, "gosh: session %s may still be running; gosh connect --resume %s resumes it\n", name, name)
 	}
 	return err
 }

@@ -192,6 +192,56 @@ func (tm *Tmux) WaitForText(timeout time.Duration, text string) []string {
 	})
 }
 
+// WaitForSeq waits until the pane's history (History) holds the lines of
+// "seq from to" in order, each once, as the last numbers in it: what a
+// terminal that keeps every line that scrolled off shows after the
+// command. Lines are numbers when their first word is one; earlier
+// numbers must be below from. It fails the test on timeout, saying what
+// the history held.
+func (tm *Tmux) WaitForSeq(timeout time.Duration, from, to int) {
+	tm.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		why := seqTail(tm.History(), from, to)
+		if why == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("timed out after %v waiting for lines %d..%d in the history: %s", timeout, from, to, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// seqTail reports what keeps history from ending its numbers with exactly
+// from..to, or "".
+func seqTail(history []string, from, to int) string {
+	var nums []int
+	for _, l := range history {
+		if f := strings.Fields(l); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				nums = append(nums, n)
+			}
+		}
+	}
+	in := 0
+	for _, n := range nums {
+		if n >= from {
+			in++
+		}
+	}
+	want := to - from + 1
+	if in != want || len(nums) < want {
+		return fmt.Sprintf("%d numbers from %d on, want %d (%d numbers in all)", in, from, want, len(nums))
+	}
+	for i, n := range nums[len(nums)-want:] {
+		if n != from+i {
+			return fmt.Sprintf("line %d of the run is %d", i, n)
+		}
+	}
+	return ""
+}
+
 // Dump renders a screen for failure messages.
 func Dump(screen []string) string {
 	var b bytes.Buffer

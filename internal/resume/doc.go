@@ -5,7 +5,9 @@
 //
 // Each session is a small JSON file, <ID>.json, in the user's session
 // directory ([Dir]), readable by the user alone (0600 in a 0700
-// directory): the server's address, the session key, and the
+// directory): the session's ID on its host (a gosh server's, which gosh
+// sessions lists: the name the user knows, [Record.Name]; the file's own
+// ID is local), the server's address, the session key, and the
 // sequence-number reservation that keeps a resumed client from ever
 // reusing a nonce. The key's nonce is (direction, sequence number), so a
 // client restarted with the same key must never seal with a sequence

@@ -29,7 +29,7 @@ func AskResume(in io.Reader, out io.Writer, r Record) (bool, error) {
 		when = "last active" // its client died without letting go
 	}
 	q := fmt.Sprintf("gosh: resume session %s on %s (%s %s)? [Y/n] ",
-		r.ID, printable(r.Host), when, ago(time.Since(r.Updated)))
+		r.Name(), printable(r.Host), when, ago(time.Since(r.Updated)))
 	for range askTries {
 		if _, err := io.WriteString(out, q); err != nil {
 			return false, err

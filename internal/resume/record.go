@@ -33,8 +33,15 @@ const keyTextSize = 22
 
 // Record is one saved session, as stored in its file.
 type Record struct {
-	// ID names the session and its file: 8 lowercase hexadecimal digits.
+	// ID names the record's file on this machine: 8 lowercase hexadecimal
+	// digits, chosen by [Create]. The user knows the session by
+	// [Record.Name].
 	ID string `json:"id"`
+	// Session is the session's ID on its host, as its gosh server told it
+	// (gosh sessions lists it; gosh connect --attach takes it): 8
+	// lowercase hexadecimal digits, or "" for a stock mosh-server's
+	// session and in a record an earlier gosh wrote.
+	Session string `json:"session,omitempty"`
 	// Host is the destination as the user typed it ("user@host", or an
 	// ssh_config alias); it is what "gosh connect host" looks for.
 	Host string `json:"host"`
@@ -68,10 +75,20 @@ type Record struct {
 	Detached bool `json:"-"`
 }
 
+// Name is the ID the user knows the session by, in gosh sessions, the
+// resume offer and gosh connect --resume: the server's session ID, or the
+// record's own for a session without one.
+func (r Record) Name() string {
+	if r.Session != "" {
+		return r.Session
+	}
+	return r.ID
+}
+
 // String describes r without its key, so that printing a Record never
 // shows the secret.
 func (r Record) String() string {
-	return fmt.Sprintf("session %s on %s (server %s, epoch %d)", r.ID, r.Host, r.Server, r.Epoch)
+	return fmt.Sprintf("session %s on %s (server %s, epoch %d)", r.Name(), r.Host, r.Server, r.Epoch)
 }
 
 // validID reports whether id is a session ID: 8 lowercase hex digits.
@@ -101,6 +118,8 @@ func (r *Record) check() error {
 	switch {
 	case !validID(r.ID):
 		return fmt.Errorf("bad session ID %q", r.ID)
+	case r.Session != "" && !validID(r.Session):
+		return fmt.Errorf("bad server session ID %q", r.Session)
 	case r.Host == "":
 		return errors.New("no host")
 	case r.Seq > maxSeq:

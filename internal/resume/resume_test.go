@@ -160,6 +160,8 @@ func TestCreate(t *testing.T) {
 		{Host: "h", Server: "nowhere", Key: testKey},
 		{Host: "", Server: "192.0.2.1:60001", Key: testKey},
 		{ID: "../../x", Host: "h", Server: "192.0.2.1:60001", Key: testKey},
+		{Session: "../../x", Host: "h", Server: "192.0.2.1:60001", Key: testKey},
+		{Session: "78FEDFFA", Host: "h", Server: "192.0.2.1:60001", Key: testKey},
 	} {
 		if f, err := Create(dir, bad); err == nil {
 			f.Remove()
@@ -627,6 +629,50 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
+// TestSessionName: a record of a gosh server's session is known by the
+// server's session ID, which it keeps on disk; a record without one (a
+// stock mosh-server's, or one an earlier gosh wrote, which has no
+// "session" field) by its own, and it still loads and can be claimed.
+func TestSessionName(t *testing.T) {
+	dir := testDir(t)
+	r := newRecord("user@host")
+	r.Session = "78fedffa"
+	f := mustCreate(t, dir, r)
+	id := f.Record().ID
+	if got := onDisk(t, dir, id); got.Session != "78fedffa" || got.Name() != "78fedffa" || got.ID == "78fedffa" {
+		t.Errorf("on disk: session %q, name %q, id %q; want 78fedffa, 78fedffa and the record's own", got.Session, got.Name(), got.ID)
+	}
+	if s := fmt.Sprint(f.Record()); !strings.Contains(s, "session 78fedffa on user@host") {
+		t.Errorf("String() = %q", s)
+	}
+
+	// A record as the previous version wrote it.
+	const old = `{"id": "3fa2c1d0", "host": "user@host", "server": "192.0.2.1:60001", "key": "AAAAAAAAAAAAAAAAAAAAAA", "gosh": true,` +
+		` "epoch": 1, "seq": 8192, "scroll": 12, "pid": 0, "started": "2025-01-02T03:04:05Z", "updated": "2025-01-02T03:09:05Z"}`
+	if err := os.WriteFile(recordPath(dir, "3fa2c1d0"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := List(dir, "user@host")
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("List = %v, %v; want the two records", recs, err)
+	}
+	var names []string
+	for _, r := range recs {
+		names = append(names, r.Name())
+	}
+	if got := strings.Join(sorted(names), " "); got != "3fa2c1d0 78fedffa" {
+		t.Errorf("names %q, want 3fa2c1d0 78fedffa", got)
+	}
+	c, err := Claim(dir, "3fa2c1d0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if got := c.Record(); got.Session != "" || got.Name() != "3fa2c1d0" || got.Epoch != 2 || got.Seq != 8192 || got.Scroll != 12 {
+		t.Errorf("claimed old record %+v", got)
+	}
+}
+
 func TestRecordStringHidesKey(t *testing.T) {
 	r := newRecord("host")
 	r.Key = "c2VjcmV0c2VjcmV0c2VjcmV0"[:22]
@@ -639,7 +685,7 @@ func TestRecordStringHidesKey(t *testing.T) {
 
 func TestAskResume(t *testing.T) {
 	r := newRecord("user@host")
-	r.ID = "3fa2c1d0"
+	r.ID, r.Session = "3fa2c1d0", "78fedffa" // the offer names the server's ID
 	r.Updated = time.Now().Add(-5*time.Minute - time.Second)
 	tests := []struct {
 		in      string
@@ -666,7 +712,7 @@ func TestAskResume(t *testing.T) {
 		if got != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("answer %q: %v, %v; want %v, %v", tt.in, got, err, tt.want, tt.err)
 		}
-		const q = "gosh: resume session 3fa2c1d0 on user@host (detached 5m ago)? [Y/n] "
+		const q = "gosh: resume session 78fedffa on user@host (detached 5m ago)? [Y/n] "
 		if want := strings.Repeat(q, tt.prompts); out.String() != want {
 			t.Errorf("answer %q: asked %q, want %q", tt.in, out.String(), want)
 		}
@@ -702,6 +748,7 @@ func TestAgo(t *testing.T) {
 
 func FuzzRecord(f *testing.F) {
 	f.Add([]byte(`{"id":"3fa2c1d0","host":"user@host","server":"192.0.2.1:60001","key":"AAAAAAAAAAAAAAAAAAAAAA","gosh":true,"epoch":1,"seq":4096,"pid":0}`))
+	f.Add([]byte(`{"id":"3fa2c1d0","session":"78fedffa","host":"h","server":"192.0.2.1:60001","key":"AAAAAAAAAAAAAAAAAAAAAA"}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -718,7 +765,7 @@ func FuzzRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parsing %s: %v", enc, err)
 		}
-		if r2.String() != r.String() || r2.Key != r.Key || r2.Seq != r.Seq || !r2.Updated.Equal(r.Updated) {
+		if r2.String() != r.String() || r2.Key != r.Key || r2.Seq != r.Seq || !r2.Updated.Equal(r.Updated) || r2.Session != r.Session {
 			t.Fatalf("round trip: %+v != %+v", r2, r)
 		}
 	})
