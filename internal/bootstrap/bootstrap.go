@@ -17,7 +17,7 @@ import (
 // SSH connection is closed, unless cfg.KeepRelay keeps it for the
 // relay (Result.Relay).
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	dest, err := parseDestination(cfg.Destination)
+	dest, err := cfg.destination()
 	if err != nil {
 		return Result{}, err
 	}
@@ -45,7 +45,11 @@ func newResolver(cfg *Config) (*resolver, error) {
 		home = h
 	}
 	localUser := localUserName()
-	r := &resolver{fs: osConfigFS, home: home, localUser: localUser, family: cfg.Family,
+	cmdline, err := cfg.cmdline()
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{fs: osConfigFS, home: home, localUser: localUser, family: cfg.Family, cmdline: cmdline,
 		getenv: os.LookupEnv, logf: cfg.logf, local: localTokens(),
 		matchExec: func(command string) bool { return runMatchExec(command, cfg.stderr()) }}
 	switch cfg.ConfigFile {

@@ -59,7 +59,7 @@ func RunCommand(ctx context.Context, cfg Config, args []string) ([]byte, error) 
 	if err := checkCommandArgs(args); err != nil {
 		return nil, err
 	}
-	dest, err := parseDestination(cfg.Destination)
+	dest, err := cfg.destination()
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +138,7 @@ func runCommandSystemSSH(ctx context.Context, cfg *Config, dest destination, com
 	if err != nil || len(argv) == 0 {
 		return 0, fmt.Errorf("bootstrap: bad --ssh command %q", cfg.SSHCommand)
 	}
-	args := append([]string{}, argv[1:]...)
-	if cfg.ConfigFile != "" {
-		args = append(args, "-F", cfg.ConfigFile)
-	}
+	args := append(append([]string{}, argv[1:]...), systemSSHOptions(cfg)...)
 	args = append(args, "-n")
 	args = append(args, sshHostArgs(cfg.Family, dest)...)
 	args = append(args, "--", command)

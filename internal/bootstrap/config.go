@@ -46,6 +46,22 @@ type Config struct {
 	// file is read ("none" reads none). Empty means ~/.ssh/config followed
 	// by /etc/ssh/ssh_config.
 	ConfigFile string
+	// SSHPort, when non-zero, is the SSH port (ssh -p): it overrides
+	// ssh_config's Port, and a Destination that names another port is an
+	// error.
+	SSHPort int
+	// Identities are private key files tried before ssh_config's
+	// IdentityFile ones (ssh -i), with the same expansions.
+	Identities []string
+	// Jump, when set, is the destination's ProxyJump (ssh -J): it takes
+	// the place of ssh_config's ProxyJump and ProxyCommand.
+	Jump string
+	// SSHOptions are ssh_config lines, "Keyword=value" or "Keyword value"
+	// (ssh -o), obtained before the files' (so they win, as the first
+	// value obtained does) and after Jump and Identities. Like ssh's,
+	// Jump, Identities and SSHOptions apply to the destination and not to
+	// its jump hosts. [CheckSSHOption] checks one.
+	SSHOptions []string
 	// Prompt asks passwords, passphrases, keyboard-interactive questions and
 	// host key confirmations. Nil means nothing can be asked: unknown hosts
 	// are refused and only non-interactive authentication is tried.

@@ -24,8 +24,8 @@ type destination struct {
 // [user@]v6addr (two or more colons and no brackets: no port), and
 // ssh://[user@]host[:port].
 func parseDestination(s string) (destination, error) {
-	if rest, ok := strings.CutPrefix(s, "ssh://"); ok {
-		return parseSSHURL(rest)
+	if len(s) >= 6 && strings.EqualFold(s[:6], "ssh://") { // as ssh, in any case
+		return parseSSHURL(s[6:])
 	}
 	var d destination
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
@@ -66,6 +66,72 @@ func parseDestination(s string) (destination, error) {
 	return d, nil
 }
 
+// ParseDestination checks a destination as [Run] reads it:
+// [user@]host[:port], [user@][v6addr]:port, [user@]v6addr or
+// ssh://[user@]host[:port] (an ssh_config Host alias is a host). It
+// returns its user ("" when not given), host, and port (0 when not
+// given).
+func ParseDestination(s string) (user, host string, port int, err error) {
+	d, err := parseDestination(s)
+	return d.user, d.host, d.port, err
+}
+
+// CheckJump checks a ProxyJump list ([Config.Jump], ssh -J): "none",
+// or destinations separated by commas.
+func CheckJump(s string) error {
+	if strings.EqualFold(s, "none") {
+		return nil
+	}
+	for _, hop := range strings.Split(s, ",") {
+		if _, err := parseDestination(strings.TrimSpace(hop)); err != nil {
+			return fmt.Errorf("bootstrap: jump host %q: %w", hop, err)
+		}
+	}
+	return nil
+}
+
+// destination parses c.Destination and applies c.SSHPort.
+func (c *Config) destination() (destination, error) {
+	d, err := parseDestination(c.Destination)
+	if err != nil || c.SSHPort == 0 {
+		return d, err
+	}
+	if c.SSHPort < 0 || c.SSHPort > 65535 {
+		return d, fmt.Errorf("bootstrap: bad SSH port %d", c.SSHPort)
+	}
+	if d.port != 0 && d.port != c.SSHPort {
+		return d, fmt.Errorf("bootstrap: %q names SSH port %d, and the SSH port given is %d", c.Destination, d.port, c.SSHPort)
+	}
+	d.port = c.SSHPort
+	return d, nil
+}
+
+// cmdline is the command line's ssh_config settings: Jump, Identities,
+// then SSHOptions.
+func (c *Config) cmdline() ([]cmdlineOption, error) {
+	var opts []cmdlineOption
+	if c.Jump != "" {
+		if err := CheckJump(c.Jump); err != nil {
+			return nil, err
+		}
+		opts = append(opts, cmdlineOption{keyword: "proxyjump", args: []string{c.Jump}})
+	}
+	for _, f := range c.Identities {
+		if f == "" {
+			return nil, fmt.Errorf("bootstrap: empty identity file name")
+		}
+		opts = append(opts, cmdlineOption{keyword: "identityfile", args: []string{f}})
+	}
+	for _, s := range c.SSHOptions {
+		o, err := parseSSHOption(s)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+	}
+	return opts, nil
+}
+
 func parseSSHURL(rest string) (destination, error) {
 	u, err := url.Parse("ssh://" + rest)
 	if err != nil || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
@@ -101,7 +167,7 @@ func checkHostName(h string) error {
 	if h == "" {
 		return fmt.Errorf("bootstrap: missing host")
 	}
-	if h[0] == '-' || strings.ContainsAny(h, "'`\"$\\;&<>|(){},*?") || strings.IndexFunc(h, isSpaceOrControl) >= 0 {
+	if h[0] == '-' || strings.ContainsAny(h, "'`\"$\\;&<>|(){},*?[]") || strings.IndexFunc(h, isSpaceOrControl) >= 0 {
 		return fmt.Errorf("bootstrap: bad host name %q", h)
 	}
 	return nil
@@ -126,8 +192,11 @@ func isSpaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsCont
 // String formats d back as [user@]host[:port].
 func (d destination) String() string {
 	s := d.host
-	if d.port != 0 {
+	switch {
+	case d.port != 0:
 		s = net.JoinHostPort(d.host, strconv.Itoa(d.port))
+	case strings.Count(d.host, ":") == 1:
+		s = "[" + d.host + "]" // else the colon reads as a port's
 	}
 	if d.user != "" {
 		s = d.user + "@" + s

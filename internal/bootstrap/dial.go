@@ -53,10 +53,15 @@ func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpO
 	if depth > maxJumpDepth {
 		return nil, fmt.Errorf("bootstrap: ProxyJump chain deeper than %d hosts (a loop in ssh_config?)", maxJumpDepth)
 	}
-	p, err := d.res.resolve(dest)
+	resolve := d.res.resolve
+	if depth > 0 {
+		resolve = d.res.resolveHop
+	}
+	p, err := resolve(dest)
 	if err != nil {
 		return nil, err
 	}
+	d.res.notes.note(p.opts, dest.host, func(s string) { fmt.Fprintf(d.stderr, "%s\r\n", s) }, d.logf)
 	if jumpOverride != "" {
 		p.proxyJump, p.proxyCommand = jumpOverride, ""
 	}
@@ -109,7 +114,7 @@ func (d *dialer) transport(ctx context.Context, p *hostParams, depth int, timeou
 	d.logf("bootstrap: connecting to %s", p.dialAddr())
 	nc, err := dialTCP(ctx, p, timeout)
 	if err != nil {
-		return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr(), Err: unwrapOpError(err)}
+		return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr(), Port: p.port, Err: unwrapOpError(err)}
 	}
 	var reached netip.Addr
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {

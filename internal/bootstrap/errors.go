@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -108,6 +109,9 @@ func (e *AuthError) Unwrap() error { return e.Err }
 // unreachable network, refused connection, timeout, proxy failure).
 type DialError struct {
 	Addr string // host:port, or the proxy
+	// Port is the TCP port of a direct connection to the SSH server; 0
+	// through a proxy.
+	Port int
 	Err  error
 }
 
@@ -204,4 +208,40 @@ func firstWord(command string) string {
 		}
 	}
 	return command
+}
+
+// RefusedPort reports whether err is an SSH connection that the host
+// refused (nothing listens on the port), from the built-in client or a
+// system ssh, and the port refused.
+func RefusedPort(err error) (int, bool) {
+	var de *DialError
+	if errors.As(err, &de) && de.Port != 0 && isRefused(de.Err) {
+		return de.Port, true
+	}
+	var sf *sshFailedError
+	if errors.As(err, &sf) {
+		return refusedInSSHOutput(sf.output)
+	}
+	return 0, false
+}
+
+// refusedInSSHOutput finds ssh's "connect to host H port N: Connection
+// refused" in its output.
+func refusedInSSHOutput(out string) (int, bool) {
+	const tail = ": Connection refused"
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		before, ok := strings.CutSuffix(line, tail)
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(before, " port ")
+		if i < 0 {
+			continue
+		}
+		if port, err := strconv.Atoi(before[i+len(" port "):]); err == nil && port > 0 && port <= 65535 {
+			return port, true
+		}
+	}
+	return 0, false
 }

@@ -48,6 +48,7 @@ type hostParams struct {
 	kbdAuth        bool
 	passwordTries  int
 	hostKeyAlias   string
+	opts           *hostOptions // what the files and the command line set
 }
 
 // hostKeyName is the known_hosts name of the host: HostKeyAlias, or
@@ -85,17 +86,33 @@ type resolver struct {
 	// local are the %-tokens about this machine: 'i' (uid), 'l' (host
 	// name) and 'L' (its first label).
 	local map[byte]string
+	// cmdline are the command line's settings for the destination (ssh
+	// -o, -i, -J); like ssh's, they do not apply to jump hosts.
+	cmdline []cmdlineOption
+	// notes names the keywords the built-in client does not honour.
+	notes keywordNotes
 }
 
-// resolve applies the ssh_config files to dest.
+// resolve applies the command line's settings and the ssh_config files
+// to dest, the destination.
 func (r *resolver) resolve(dest destination) (*hostParams, error) {
+	return r.resolveWith(dest, r.cmdline)
+}
+
+// resolveHop applies the ssh_config files to dest, a jump host: the
+// command line's settings are the destination's.
+func (r *resolver) resolveHop(dest destination) (*hostParams, error) {
+	return r.resolveWith(dest, nil)
+}
+
+func (r *resolver) resolveWith(dest destination, cmdline []cmdlineOption) (*hostParams, error) {
 	e := &configEval{fs: r.fs, originalHost: dest.host, user: dest.user, port: dest.port,
-		localUser: r.localUser, home: r.home, logf: r.logf, exec: r.matchExec, local: r.local}
+		localUser: r.localUser, home: r.home, logf: r.logf, exec: r.matchExec, local: r.local, cmdline: cmdline}
 	o, err := evalSSHConfig(e, r.configFiles, r.configDirs, r.configGiven)
 	if err != nil {
 		return nil, err
 	}
-	p := &hostParams{alias: dest.host, hostname: dest.host, port: dest.port, user: dest.user}
+	p := &hostParams{alias: dest.host, hostname: dest.host, port: dest.port, user: dest.user, opts: o}
 	if h := o.get("hostname"); h != "" {
 		if p.hostname, err = expandTokens(h, map[byte]string{'h': dest.host}); err != nil {
 			return nil, fmt.Errorf("bootstrap: ssh config HostName: %w", err)

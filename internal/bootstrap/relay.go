@@ -162,6 +162,13 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// bytes returns a copy of what it keeps.
+func (t *tailBuffer) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Clone(t.b)
+}
+
 // lastLine returns the last non-empty line written, trimmed.
 func (t *tailBuffer) lastLine() string {
 	t.mu.Lock()

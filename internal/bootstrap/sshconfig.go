@@ -131,6 +131,9 @@ type configEval struct {
 	exec       func(command string) bool
 	local      map[byte]string // see resolver.local
 	neverMatch bool            // evaluating a file included from an inactive block
+	// cmdline are the command line's settings (ssh -o, -i, -J), obtained
+	// before any file's, so they win.
+	cmdline []cmdlineOption
 }
 
 // evalSSHConfig evaluates files in order (first obtained value wins) for
@@ -143,6 +146,9 @@ func evalSSHConfig(e *configEval, files, relDirs []string, required bool) (*host
 	}
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
+	}
+	for _, c := range e.cmdline {
+		e.opts.set(c.keyword, c.args)
 	}
 	for i, f := range files {
 		b, err := e.fs.readFile(f)

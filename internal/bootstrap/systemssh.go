@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os/exec"
 	"strconv"
@@ -24,10 +25,7 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destinat
 	}
 	hostArgs := sshHostArgs(cfg.Family, dest)
 	command := startScript(cfg.ServerCommand, cfg.ServerArgs, UploadNever, "")
-	args := append([]string{}, argv[1:]...)
-	if cfg.ConfigFile != "" {
-		args = append(args, "-F", cfg.ConfigFile)
-	}
+	args := append(append([]string{}, argv[1:]...), systemSSHOptions(cfg)...)
 	args = append(args, "-n")
 	if !cfg.NoSSHPTY {
 		args = append(args, "-tt")
@@ -35,7 +33,8 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destinat
 	args = append(args, hostArgs...)
 	args = append(args, "--", command)
 	cmd := exec.CommandContext(ctx, argv[0], args...)
-	cmd.Stderr = cfg.stderr()
+	sshStderr := &tailBuffer{max: 4096}
+	cmd.Stderr = io.MultiWriter(cfg.stderr(), sshStderr)
 	cmd.WaitDelay = afterConnectWait
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -62,14 +61,33 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destinat
 		lingering.Stop()
 	}
 	if !out.connected {
-		return Result{}, systemSSHError(ctx, command, cfg.ServerCommand, out, waitErr)
+		return Result{}, systemSSHError(ctx, command, cfg.ServerCommand, out, waitErr, string(sshStderr.bytes()))
 	}
-	hostname := systemSSHHostName(ctx, argv, hostArgs, res, dest)
+	hostname := systemSSHHostName(ctx, append(argv, systemSSHOptions(cfg)...), hostArgs, res, dest)
 	addr, err := chooseAddr(ctx, cfg.RemoteIP, netip.Addr{}, hostname, familyOf(cfg, res, dest), out.serverIP)
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.detached.PID, Session: out.detached.Session}, nil
+}
+
+// systemSSHOptions are ssh's options for the ssh_config file and the
+// command line's settings: -F, -J, -i and -o, as Config names them.
+func systemSSHOptions(cfg *Config) []string {
+	var a []string
+	if cfg.ConfigFile != "" {
+		a = append(a, "-F", cfg.ConfigFile)
+	}
+	if cfg.Jump != "" {
+		a = append(a, "-J", cfg.Jump)
+	}
+	for _, f := range cfg.Identities {
+		a = append(a, "-i", f)
+	}
+	for _, o := range cfg.SSHOptions {
+		a = append(a, "-o", o)
+	}
+	return a
 }
 
 // sshHostArgs are the family, port and destination arguments for ssh.
@@ -93,7 +111,7 @@ func sshHostArgs(family netaddr.Family, dest destination) []string {
 
 // systemSSHError maps a failed system ssh run. ssh exits 255 for its own
 // errors (it has printed them on stderr already).
-func systemSSHError(ctx context.Context, command, server string, out *startOutput, err error) error {
+func systemSSHError(ctx context.Context, command, server string, out *startOutput, err error, sshStderr string) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("bootstrap: starting the server: %w", ctx.Err())
 	}
@@ -104,7 +122,7 @@ func systemSSHError(ctx context.Context, command, server string, out *startOutpu
 	if errors.As(err, &ee) {
 		se.ExitStatus = ee.ExitCode()
 		if se.ExitStatus == 255 {
-			return &sshFailedError{se}
+			return &sshFailedError{se: se, output: sshStderr}
 		}
 	}
 	return se
@@ -179,7 +197,10 @@ func splitShellWords(s string) ([]string, error) {
 
 // sshFailedError is a system ssh that failed itself (exit status 255); its
 // own message is already on the user's terminal.
-type sshFailedError struct{ se *ServerError }
+type sshFailedError struct {
+	se     *ServerError
+	output string // the end of ssh's stderr
+}
 
 func (e *sshFailedError) Error() string {
 	return "bootstrap: ssh failed (exit status 255; see its message above)"
