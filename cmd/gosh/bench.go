@@ -218,7 +218,7 @@ Progress goes to stderr, results to stdout.`,
 	f.IntVar(&o.Keys, "keys", 0, "type only the first N keystrokes (0: all)")
 	f.StringVar(&o.SVG, "svg", "", "write the response-time CDF to this SVG file")
 	f.StringVar(&o.JSON, "json", "", "write the results to this JSON file")
-	f.Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
+	f.Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
 	return cmd
 }
 
@@ -242,7 +242,7 @@ published numbers, and its CDF written as an SVG file in --out.`,
 	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run (under 2 minutes)")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness")
 	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
-	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
+	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
 	return cmd
 }
 

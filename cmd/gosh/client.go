@@ -46,7 +46,8 @@ to gosh named gosh-client (or mosh-client) and give it that path:
     mosh --client=$HOME/bin/gosh-client host`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if colors {
-				_, err := fmt.Fprintln(cmd.OutOrStdout(), terminalColors())
+				// For stock mosh's wrapper, which passes it to any server.
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), stockColors(terminalColors()))
 				return err
 			}
 			connect := newConnectCmd(runF)

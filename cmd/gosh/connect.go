@@ -35,6 +35,11 @@ type ConnectOptions struct {
 
 	// SSH, when set, is a system ssh command used instead of the embedded client.
 	SSH string
+	// SSHLogin is ssh's -p, -i, -J and -o (--ssh-port, --identity,
+	// --jump, --ssh-option).
+	SSHLogin
+	// destPort is the SSH port Destination names, or 0.
+	destPort int
 	// Server is the remote command that starts the server; "new" and its
 	// options are appended.
 	Server string
@@ -116,6 +121,15 @@ there, read its UDP port and session key, and continue over encrypted UDP.
 The second form is the first without the word connect; --direct takes the
 key from the MOSH_KEY environment variable.
 
+The host may also be [user@][IPv6]:port or ssh://[user@]host[:port];
+its port is the SSH port. -p is the server's UDP port, as in mosh: the
+SSH port is --ssh-port, HOST:PORT or ssh://HOST:PORT. --ssh-port,
+--identity, --jump and --ssh-option are ssh's -p, -i, -J and -o, for the
+built-in SSH client or passed on to the --ssh command; like ssh's, they
+apply to the host and not to its jump hosts. ssh_config settings the
+built-in client does not honour are named on stderr: those about host
+keys and algorithms always, the others with -v.
+
 A client that dies (a closed laptop lid, a killed terminal) leaves its
 session on the server, and its key in a file only you can read
 ($XDG_STATE_HOME/gosh/sessions); the next gosh connect to that host offers
@@ -147,20 +161,23 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 	f.BoolVar(&o.Local, "local", false, "start the server on this machine and connect over loopback UDP, without SSH")
 	f.BoolVar(&o.Direct, "direct", false, "skip the bootstrap: connect to HOST PORT with the key in MOSH_KEY")
 	f.StringVar(&o.SSH, "ssh", "", "bootstrap with this system ssh command (e.g. \"ssh -p 2222\") instead of the embedded client")
+	addSSHLoginFlags(f, &o.SSHLogin)
 	f.StringVar(&o.Server, "server", "gosh server", "remote command that starts the server (e.g. mosh-server)")
-	f.VarP(&o.Ports, "port", "p", "server-side UDP port or range PORT[:PORT2] (default: the server's, 60001:60999)")
+	f.VarP(&o.Ports, "port", "p", "the server's UDP port or range PORT[:PORT2], as mosh -p (the SSH port is --ssh-port; default: the server's, 60001:60999)")
 	f.StringVar(&o.BindServer, "bind-server", "ssh", "server address to bind: ssh (the address SSH reached), any, or an IP")
 	f.Var(&o.Family, "family", "addresses to use: inet, inet6, auto, all, prefer-inet or prefer-inet6 (default: ssh_config's AddressFamily, else all)")
+	f.Lookup("family").DefValue = "" // the text says it: not "any" as well
 	f.BoolVarP(&ipv4, "ipv4", "4", false, "same as --family=inet")
 	f.BoolVarP(&ipv6, "ipv6", "6", false, "same as --family=inet6")
 	f.Var(&o.RemoteIP, "experimental-remote-ip", "how to find the server's UDP address: proxy (the address SSH reached), local (resolve here) or remote (the server's SSH_CONNECTION)")
 	f.BoolVar(&o.NoSSHPTY, "no-ssh-pty", false, "run the --ssh command without a pseudo-terminal")
-	f.Var(&o.Predict, "predict", "local echo: adaptive, always, never or experimental (default $MOSH_PREDICTION_DISPLAY or adaptive)")
+	f.Var(&o.Predict, "predict", "local echo: adaptive, always, never or experimental (default $MOSH_PREDICTION_DISPLAY, else adaptive)")
+	f.Lookup("predict").DefValue = "" // the text says it
 	f.BoolVarP(&alwaysPredict, "always-predict", "a", false, "same as --predict=always")
 	f.BoolVarP(&neverPredict, "never-predict", "n", false, "same as --predict=never")
 	f.BoolVarP(&o.PredictOverwrite, "predict-overwrite", "o", false, "predicted characters overwrite instead of inserting")
 	f.BoolVar(&o.NoInit, "no-init", false, "do not switch the terminal to its alternate screen")
-	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise; the default) or mosh (Mosh's exact timing)")
+	f.Var(&o.Pacing, "pacing", "when keystrokes and a gosh server's screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
 	f.BoolVarP(&o.ForwardAgent, "forward-agent", "A", false, "forward the SSH agent ($SSH_AUTH_SOCK) to the session's programs, as ssh -A (needs a gosh server; ssh_config's ForwardAgent also asks for it)")
 	f.StringArrayVarP(&localFwd, "local-forward", "L", nil, "forward [bind_address:]port on this machine to host:hostport as seen from the server, as ssh -L (needs a gosh server)")
 	f.StringArrayVarP(&remoteFwd, "remote-forward", "R", nil, "have the server listen on [bind_address:]port (its loopback address by default) and forward to host:hostport as seen from here, as ssh -R (needs a gosh server)")
@@ -206,6 +223,16 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 			return usagef("%s: missing host (see '%s --help')", name, name)
 		}
 		o.Destination, o.Command = pos[0], dropDash(pos[1:])
+		var err error
+		if _, _, o.destPort, err = bootstrap.ParseDestination(o.Destination); err != nil {
+			return usagef("%s: %v", name, trimPackage(err))
+		}
+	}
+	if err := o.SSHLogin.check(name, o.Destination); err != nil {
+		return err
+	}
+	if o.SSHLogin.set() && (o.Local || o.Direct) {
+		return usagef("%s: --ssh-port, --identity, --jump and --ssh-option log in over SSH: not with --local or --direct", name)
 	}
 	if err := o.predictMode(cmd, always, never); err != nil {
 		return err

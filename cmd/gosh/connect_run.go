@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/gosh-term/gosh/internal/bootstrap"
@@ -172,7 +173,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 	st, err := daemon.Start(ctx, daemon.Options{
 		BindIP:  ip,
 		Ports:   o.Ports,
-		Colors:  terminalColors(),
+		Colors:  terminalColors(), // a gosh server's
 		Locale:  bootstrap.LocaleFromEnv(),
 		Verbose: o.Verbose,
 		Command: o.Command,
@@ -195,7 +196,7 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 		Destination:   o.Destination,
 		ServerCommand: o.Server,
 		ServerArgs: bootstrap.ServerArgs{
-			Colors:  terminalColors(),
+			Colors:  serverColors(o),
 			Locale:  bootstrap.LocaleFromEnv(),
 			Ports:   o.Ports,
 			Bind:    o.BindServer,
@@ -218,19 +219,35 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, .
 		ForwardAgent:   o.ForwardAgent,
 		Logf:           logf,
 	}
+	o.SSHLogin.apply(&cfg)
 	if p, err := bootstrap.NewTerminalPrompter(); err == nil {
 		defer p.Close()
 		cfg.Prompt = p
 	}
 	res, err := bootstrap.Run(ctx, cfg)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, "", nil, "", bootstrap.Forwards{}, err
+		return netip.AddrPort{}, gcrypto.Key{}, "", nil, "", bootstrap.Forwards{}, explainRefused(o, err)
 	}
 	id = res.Session
 	if id == "" {
 		id = o.Attach // an earlier remote gosh does not say it
 	}
 	return netip.AddrPortFrom(res.Addr, res.Port), res.Key, id, res.Relay, res.AgentSocket, res.Forwards, nil
+}
+
+// explainRefused adds to a refused SSH connection, when -p was given and
+// the command line named no SSH port, that -p is the server's UDP port,
+// as in mosh, and how to give the SSH port: ssh users type -p for it.
+func explainRefused(o *ConnectOptions, err error) error {
+	_, refused := bootstrap.RefusedPort(err)
+	if !refused || !o.Ports.IsSet() || o.SSHPort != 0 || o.destPort != 0 {
+		return err
+	}
+	how := "--ssh-port PORT, HOST:PORT or ssh://HOST:PORT"
+	if lo, hi := o.Ports.Bounds(); lo == hi && lo != 0 {
+		how = fmt.Sprintf("--ssh-port %d, HOST:%d or ssh://HOST:%d", lo, lo, lo)
+	}
+	return fmt.Errorf("%w (-p %s is the server's UDP port, as in mosh; to log in over SSH on another port, use %s)", err, o.Ports, how)
 }
 
 // configForwards are ssh_config's LocalForward, RemoteForward and
@@ -259,23 +276,39 @@ func configForwards(o *ConnectOptions, fwd bootstrap.Forwards) []forwardSpec {
 }
 
 // loadTermInfo describes the user's terminal from $TERM's terminfo entry,
-// or an xterm-like fallback.
+// or an xterm-like fallback: with no TERM, as Windows Terminal and the
+// Windows console leave it, an xterm-256color one (both have 256 colours
+// and titles).
 func loadTermInfo() *terminfo.Terminal {
 	name := os.Getenv("TERM")
 	t, err := terminfo.Load(name)
 	if err != nil {
+		if name == "" && (runtime.GOOS == "windows" || os.Getenv("WT_SESSION") != "") {
+			name = "xterm-256color"
+		}
 		t = terminfo.Fallback(name)
 	}
 	return t
 }
 
-// terminalColors is the user's terminal's colour count, as mosh-client -c
-// reports it from terminfo; a truecolor terminal counts as 256.
+// terminalColors is the user's terminal's colour count:
+// terminfo.TrueColor for one with 24-bit colour (terminfo.Colors).
 func terminalColors() int {
-	if ct := os.Getenv("COLORTERM"); ct == "truecolor" || ct == "24bit" {
-		return 256
+	return terminfo.Colors(os.Getenv, runtime.GOOS, loadTermInfo())
+}
+
+// stockColors is colors as a stock mosh-server takes it (-c): it knows
+// 256 colours (TERM=xterm-256color) and fewer, so 24-bit colour counts
+// as 256. A gosh server takes terminfo.TrueColor and then also sets
+// COLORTERM=truecolor.
+func stockColors(colors int) int { return min(colors, 256) }
+
+// serverColors is the -c to give the server of o.
+func serverColors(o *ConnectOptions) int {
+	if o.Server != bootstrap.DefaultServerCommand {
+		return stockColors(terminalColors())
 	}
-	return max(loadTermInfo().Colors, 0)
+	return terminalColors()
 }
 
 // serverPacing is the --pacing to pass to the server: a gosh server takes

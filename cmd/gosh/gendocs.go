@@ -45,6 +45,9 @@ func newGendocsCmd(root *cobra.Command) *cobra.Command {
 			if err := doc.GenManTree(root, header, man); err != nil {
 				return fmt.Errorf("man pages: %w", err)
 			}
+			if err := addManEnvironment(filepath.Join(man, "gosh.1")); err != nil {
+				return fmt.Errorf("man pages: %w", err)
+			}
 			for name, gen := range map[string]func(string) error{
 				"gosh.bash": func(f string) error { return root.GenBashCompletionFileV2(f, true) },
 				"gosh.zsh":  root.GenZshCompletionFile,

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/gosh-term/gosh/internal/buildinfo"
 )
 
 // Exit statuses of the gosh command.
@@ -38,8 +36,11 @@ var errNotLanded = errors.New("not implemented in this build yet")
 // run executes gosh with args and returns the process exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
-	root.SetArgs(withImplicitConnect(root, args))
-	err := root.ExecuteContext(ctx)
+	err := mistypedCommand(root, args)
+	if err == nil {
+		root.SetArgs(withImplicitConnect(root, args))
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -84,7 +85,7 @@ func withImplicitConnect(root *cobra.Command, args []string) []string {
 	}
 	first := args[0]
 	switch first {
-	case "-h", "--help", "--version", "help", "completion", "__complete", "__completeNoDesc":
+	case "-h", "--help", "-V", "--version", "help", "completion", "__complete", "__completeNoDesc":
 		return args
 	}
 	for _, c := range root.Commands() {
@@ -93,6 +94,79 @@ func withImplicitConnect(root *cobra.Command, args []string) []string {
 		}
 	}
 	return append([]string{"connect"}, args...)
+}
+
+// mistypedCommand refuses a first word that looks like a mistyped
+// subcommand ("gosh sesions lo"), which would otherwise be dialled as a
+// host: one edit (insertion, deletion, substitution or transposition of
+// neighbours) away from a subcommand's name, or a prefix of four letters
+// or more of one, in any case. Words a host name has and a command name
+// lacks keep it a host: a dot, colon or @, and digits (server1 is a
+// host, not a typo of server). gosh connect WORD still reaches a host of
+// that name.
+func mistypedCommand(root *cobra.Command, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") || strings.ContainsAny(args[0], ".:@0123456789") {
+		return nil
+	}
+	word := strings.ToLower(args[0])
+	names := []string{"help", "completion"}
+	for _, c := range root.Commands() {
+		if c.Name() == args[0] || slices.Contains(c.Aliases, args[0]) {
+			return nil
+		}
+		if !c.Hidden {
+			names = append(names, c.Name())
+		}
+	}
+	if slices.Contains(names, args[0]) {
+		return nil
+	}
+	var near []string
+	for _, n := range names {
+		if !slices.Contains(near, n) && (len(word) >= 3 && editDistance(word, n) <= 1 || len(word) >= 4 && strings.HasPrefix(n, word)) {
+			near = append(near, n)
+		}
+	}
+	if len(near) == 0 {
+		return nil
+	}
+	return usagef("unknown command %q; did you mean %s? (for a host of that name: gosh connect %s)",
+		args[0], joinOr(near), args[0])
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (Damerau-Levenshtein where no substring is edited twice): insertions,
+// deletions, substitutions and transpositions of adjacent bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// joinOr joins names as "a", "a or b", "a, b or c".
+func joinOr(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // extraCommands are added by files built with extra tags (gendocs).
@@ -112,16 +186,21 @@ is wire-compatible with Mosh 1.4: gosh connect works against mosh-server,
 and mosh-client works against gosh server.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildinfo.Version,
 		Args:          noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+				return err
+			}
 			return usagef("missing command; run 'gosh --help' for usage")
 		},
 	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetVersionTemplate(versionLine() + "\n")
+	// -V as ssh's: -v is verbose, for gosh HOST as for gosh connect. The
+	// flag is the root's own, not cobra's (whose -v it would be).
+	root.Flags().BoolP("version", "V", false, "print the version and exit")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newConnectCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
@@ -130,6 +209,7 @@ and mosh-client works against gosh server.`,
 		newSessionsCmd(func(o *SessionsOptions) error { return runSessions(o.ctx, o) }),
 		newBenchCmd(func(o *BenchOptions) error { return runBench(o) }),
 		newVersionCmd(stdout),
+		newEnvironmentTopic(),
 	)
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(root))

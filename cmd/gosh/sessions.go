@@ -238,6 +238,7 @@ type SessionsOptions struct {
 	SSHConfig      string
 	ConnectTimeout time.Duration
 	Verbose        int
+	SSHLogin
 
 	Stdout, Stderr io.Writer
 	ctx            context.Context
@@ -277,6 +278,9 @@ resume offer and gosh connect --resume ID use it too.`,
 					return err
 				}
 			}
+			if err := o.SSHLogin.check(name, args[0]); err != nil {
+				return err
+			}
 			o.Destination = args[0]
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			o.ctx = cmd.Context()
@@ -290,6 +294,7 @@ resume offer and gosh connect --resume ID use it too.`,
 	f.StringVar(&o.SSH, "ssh", "", "log in with this system ssh command (e.g. \"ssh -p 2222\") instead of the embedded client")
 	f.StringVar(&o.Server, "server", bootstrap.DefaultServerCommand, "remote command of the gosh server (list or kill is appended)")
 	f.StringVarP(&o.SSHConfig, "ssh-config", "F", "", "read this ssh_config file instead of ~/.ssh/config and /etc/ssh/ssh_config")
+	addSSHLoginFlags(f, &o.SSHLogin)
 	f.DurationVar(&o.ConnectTimeout, "connect-timeout", 0, "give up connecting over SSH after this long (default: ssh_config ConnectTimeout)")
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more (repeatable)")
 	return cmd
@@ -313,6 +318,7 @@ func runSessions(ctx context.Context, o *SessionsOptions) error {
 		ConnectTimeout: o.ConnectTimeout,
 		Stderr:         o.Stderr,
 	}
+	o.SSHLogin.apply(&cfg)
 	if o.Verbose > 0 {
 		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(o.Stderr, "gosh: "+format+"\n", args...) }
 	}

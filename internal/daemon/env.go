@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/terminfo"
 )
 
 // ctypeLocale is the effective LC_CTYPE of environ: LC_ALL, else LC_CTYPE,
@@ -40,7 +42,10 @@ func isUTF8Locale(name string) bool {
 // serverEnv builds the shell's environment from the server's own, the
 // client's locale settings, and the terminal's colour count, as
 // mosh-server does:
-//   - TERM is xterm-256color for a 256-colour client, else xterm;
+//   - TERM is xterm-256color for a client of 256 colours or more, else
+//     xterm; a client with 24-bit colour (terminfo.TrueColor, which only
+//     a gosh client passes) adds COLORTERM=truecolor, and the server's
+//     own COLORTERM, which described another terminal, is dropped;
 //   - NCURSES_NO_UTF8_ACS=1 (line drawing as UTF-8, which every peer renders);
 //   - STY is removed (a shell inside screen must not think it still is);
 //   - if the server's own locale is not UTF-8, every locale variable is
@@ -55,7 +60,7 @@ func serverEnv(own []string, clientLocale []string, colors int, home string) (en
 	for _, kv := range own {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "TERM", "STY", "NCURSES_NO_UTF8_ACS", "PWD", "MOSH_KEY":
+		case "TERM", "COLORTERM", "STY", "NCURSES_NO_UTF8_ACS", "PWD", "MOSH_KEY":
 			continue
 		}
 		env = append(env, kv)
@@ -77,10 +82,13 @@ func serverEnv(own []string, clientLocale []string, colors int, home string) (en
 		}
 	}
 	term := "xterm"
-	if colors == 256 {
+	if colors >= 256 {
 		term = "xterm-256color"
 	}
 	env = append(env, "TERM="+term, "NCURSES_NO_UTF8_ACS=1")
+	if colors >= terminfo.TrueColor {
+		env = append(env, "COLORTERM=truecolor")
+	}
 	if home != "" {
 		env = append(env, "PWD="+home)
 	}

@@ -20,8 +20,9 @@ type Options struct {
 	// Ports is the UDP port or range to try (-p); the zero PortRange tries
 	// netaddr.DefaultPorts.
 	Ports netaddr.PortRange
-	// Colors is the client terminal's colour count (-c); 256 selects
-	// TERM=xterm-256color.
+	// Colors is the client terminal's colour count (-c); 256 or more
+	// selects TERM=xterm-256color, and terminfo.TrueColor (24-bit
+	// colour) adds COLORTERM=truecolor.
 	Colors int
 	// Locale holds NAME=VALUE settings to use when the server's own locale
 	// is not UTF-8 (-l, repeatable).

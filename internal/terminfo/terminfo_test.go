@@ -116,3 +116,49 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestColors: the terminal's colours from the environment terminals set,
+// then from its terminfo entry.
+func TestColors(t *testing.T) {
+	e256 := &Terminal{Colors: 256}
+	e8 := &Terminal{Colors: 8}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		goos  string
+		entry *Terminal
+		want  int
+	}{
+		{"Windows Terminal: no TERM, no COLORTERM", map[string]string{"WT_SESSION": "0f6e9d7a-1c2b-4e55-9a1f-3b2c8d7e6f10"}, "windows", nil, TrueColor},
+		{"Windows Terminal in WSL", map[string]string{"TERM": "xterm-256color", "WT_SESSION": "x"}, "linux", e256, TrueColor},
+		{"the Windows console", map[string]string{}, "windows", nil, TrueColor},
+		{"no TERM elsewhere", map[string]string{}, "linux", nil, 8},
+		{"COLORTERM truecolor", map[string]string{"TERM": "xterm", "COLORTERM": "truecolor"}, "linux", e8, TrueColor},
+		{"COLORTERM 24bit", map[string]string{"TERM": "xterm-256color", "COLORTERM": "24bit"}, "darwin", e256, TrueColor},
+		{"COLORTERM of another kind", map[string]string{"TERM": "xterm", "COLORTERM": "rxvt-xpm"}, "linux", e8, 8},
+		{"ghostty without its entry", map[string]string{"TERM": "xterm-ghostty"}, "linux", nil, TrueColor},
+		{"kitty without its entry", map[string]string{"TERM": "xterm-kitty"}, "linux", nil, TrueColor},
+		{"kitty with its entry", map[string]string{"TERM": "xterm-kitty"}, "linux", e256, TrueColor},
+		{"alacritty", map[string]string{"TERM": "alacritty"}, "linux", nil, TrueColor},
+		{"wezterm", map[string]string{"TERM": "wezterm"}, "linux", nil, TrueColor},
+		{"foot", map[string]string{"TERM": "foot"}, "linux", nil, TrueColor},
+		{"foot-extra", map[string]string{"TERM": "foot-extra"}, "linux", nil, TrueColor},
+		{"a direct-colour entry", map[string]string{"TERM": "xterm-direct"}, "linux", &Terminal{Colors: TrueColor}, TrueColor},
+		{"WezTerm by TERM_PROGRAM", map[string]string{"TERM": "xterm-256color", "TERM_PROGRAM": "WezTerm"}, "darwin", e256, TrueColor},
+		{"iTerm2", map[string]string{"TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"}, "darwin", e256, TrueColor},
+		{"ghostty by TERM_PROGRAM", map[string]string{"TERM": "xterm-256color", "TERM_PROGRAM": "ghostty"}, "darwin", e256, TrueColor},
+		{"Apple's Terminal", map[string]string{"TERM": "xterm", "TERM_PROGRAM": "Apple_Terminal"}, "darwin", e8, 256},
+		{"tmux inside", map[string]string{"TERM": "tmux-256color", "TERM_PROGRAM": "tmux"}, "linux", e256, 256},
+		{"256color without an entry", map[string]string{"TERM": "screen-256color"}, "linux", nil, 256},
+		{"plain xterm", map[string]string{"TERM": "xterm"}, "linux", e8, 8},
+		{"the Linux console", map[string]string{"TERM": "linux"}, "linux", e8, 8},
+		{"an entry without colours", map[string]string{"TERM": "vt100"}, "linux", &Terminal{Colors: -1}, 8},
+		{"a prefix is not a name", map[string]string{"TERM": "footprint"}, "linux", nil, 8},
+	}
+	for _, tc := range tests {
+		got := Colors(func(k string) string { return tc.env[k] }, tc.goos, tc.entry)
+		if got != tc.want {
+			t.Errorf("%s: Colors = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
