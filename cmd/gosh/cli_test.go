@@ -83,6 +83,20 @@ func TestConnectFlags(t *testing.T) {
 			ConnectOptions{New: true, Destination: "h", Server: "gosh server", BindServer: "ssh"}},
 		{"Mosh's pacing", []string{"--pacing=mosh", "h"},
 			ConnectOptions{Destination: "h", Pacing: ssp.PacingMosh, Server: "gosh server", BindServer: "ssh"}},
+		{"ssh port and a UDP port", []string{"--ssh-port", "2222", "-p", "60001", "h"},
+			ConnectOptions{Destination: "h", SSHLogin: SSHLogin{SSHPort: 2222}, Ports: netaddr.Ports(60001, 60001), Server: "gosh server", BindServer: "ssh"}},
+		{"ssh URL", []string{"ssh://alice@h:2222"},
+			ConnectOptions{Destination: "ssh://alice@h:2222", destPort: 2222, Server: "gosh server", BindServer: "ssh"}},
+		{"ssh URL and the same --ssh-port", []string{"--ssh-port=2222", "ssh://[::1]:2222"},
+			ConnectOptions{Destination: "ssh://[::1]:2222", destPort: 2222, SSHLogin: SSHLogin{SSHPort: 2222}, Server: "gosh server", BindServer: "ssh"}},
+		{"IPv6 literal with a port", []string{"[::1]:2200"},
+			ConnectOptions{Destination: "[::1]:2200", destPort: 2200, Server: "gosh server", BindServer: "ssh"}},
+		{"IPv6 literal", []string{"root@[::1]"},
+			ConnectOptions{Destination: "root@[::1]", Server: "gosh server", BindServer: "ssh"}},
+		{"jump and ssh options", []string{"--jump", "gw,alice@gw2:2200", "--ssh-option", "User=bob", "--ssh-option", "ServerAliveInterval 30", "h"},
+			ConnectOptions{Destination: "h", SSHLogin: SSHLogin{Jump: "gw,alice@gw2:2200", SSHOptions: []string{"User=bob", "ServerAliveInterval 30"}}, Server: "gosh server", BindServer: "ssh"}},
+		{"ssh options with --ssh", []string{"--ssh=ssh", "--ssh-port=2222", "--jump=gw", "h"},
+			ConnectOptions{Destination: "h", SSH: "ssh", SSHLogin: SSHLogin{SSHPort: 2222, Jump: "gw"}, Server: "gosh server", BindServer: "ssh"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +162,19 @@ func TestConnectBadArgs(t *testing.T) {
 		{"4 and 6", []string{"-4", "-6", "h"}, "cannot be combined"},
 		{"bad port range", []string{"-p", "9:8", "h"}, "greater than high port"},
 		{"unknown flag", []string{"--bogus", "h"}, "unknown flag"},
+		{"bad ssh port", []string{"--ssh-port", "ssh", "h"}, `bad port "ssh"`},
+		{"ssh port 0", []string{"--ssh-port", "0", "h"}, `bad port "0"`},
+		{"two SSH ports", []string{"--ssh-port", "2222", "h:2200"}, "h:2200 names SSH port 2200, and --ssh-port says 2222"},
+		{"two SSH ports in a URL", []string{"--ssh-port", "2222", "ssh://h:2200"}, "names SSH port 2200"},
+		{"bad destination", []string{"h;rm"}, `bad host name "h;rm"`},
+		{"bad destination port", []string{"h:ssh"}, `bad port "ssh"`},
+		{"ssh URL with a path", []string{"ssh://h/x"}, "bad ssh:// destination"},
+		{"missing identity", []string{"--identity", "/nonexistent/key", "h"}, "--identity /nonexistent/key: no such key file"},
+		{"bad jump", []string{"--jump", "gw,-oProxyCommand=x", "h"}, "--jump: jump host"},
+		{"unknown ssh option", []string{"--ssh-option", "Prot=22", "h"}, "unknown ssh_config keyword"},
+		{"ssh option Host", []string{"--ssh-option", "Host=x", "h"}, "works only in a file"},
+		{"bad ssh option value", []string{"--ssh-option", "Port=x", "h"}, "bad Port"},
+		{"ssh options with --local", []string{"--ssh-port", "22", "--local"}, "not with --local or --direct"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -267,6 +294,12 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"connect", "--nope"}, exitUsage, "gosh connect: unknown flag: --nope"},
 		{[]string{"server", "new", "-p", "x"}, exitUsage, "gosh server new: invalid argument \"x\" for \"-p, --port\" flag: bad UDP port \"x\""},
 		{[]string{"version", "extra"}, exitUsage, "unknown command or argument"},
+		{[]string{"-V"}, exitOK, ""},
+		{[]string{"-v"}, exitUsage, "gosh connect: missing host"},
+		{[]string{"sesions", "lo"}, exitUsage, `gosh: unknown command "sesions"; did you mean sessions? (for a host of that name: gosh connect sesions)`},
+		{[]string{"conect", "h"}, exitUsage, "did you mean connect?"},
+		{[]string{"serv"}, exitUsage, "did you mean server?"},
+		{[]string{"help", "environment"}, exitOK, ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

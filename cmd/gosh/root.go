@@ -100,12 +100,12 @@ func withImplicitConnect(root *cobra.Command, args []string) []string {
 // subcommand ("gosh sesions lo"), which would otherwise be dialled as a
 // host: one edit (insertion, deletion, substitution or transposition of
 // neighbours) away from a subcommand's name, or a prefix of four letters
-// or more of one, in any case. Words a host name has and a command name
-// lacks keep it a host: a dot, colon or @, and digits (server1 is a
-// host, not a typo of server). gosh connect WORD still reaches a host of
-// that name.
+// or more of one, in any case. Only words of letters are considered: what
+// a host name has and a command name lacks keeps it a host (a dot, colon
+// or @, and digits: server1 is a host, not a typo of server). gosh
+// connect WORD still reaches a host of that name.
 func mistypedCommand(root *cobra.Command, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") || strings.ContainsAny(args[0], ".:@0123456789") {
+	if len(args) == 0 || args[0] == "" || strings.IndexFunc(args[0], notASCIILetter) >= 0 {
 		return nil
 	}
 	word := strings.ToLower(args[0])
@@ -133,6 +133,8 @@ func mistypedCommand(root *cobra.Command, args []string) error {
 	return usagef("unknown command %q; did you mean %s? (for a host of that name: gosh connect %s)",
 		args[0], joinOr(near), args[0])
 }
+
+func notASCIILetter(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }
 
 // editDistance is the optimal string alignment distance between a and b
 // (Damerau-Levenshtein where no substring is edited twice): insertions,

@@ -13,6 +13,8 @@
 //     session's datagrams;
 //   - StartServer: a detached gosh server or mosh-server, killed when the
 //     test ends;
+//   - StartSSHD: a real OpenSSH sshd on loopback, for gosh connect's SSH
+//     bootstrap;
 //   - Forger: SSP datagrams sealed with a session key, as a peer that holds
 //     the key (a compromised one) would send them.
 //
