@@ -90,8 +90,19 @@
 // StrictHostKeyChecking, HashKnownHosts, HostKeyAlias, ConnectTimeout,
 // AddressFamily, BatchMode, PubkeyAuthentication, PasswordAuthentication,
 // KbdInteractiveAuthentication, NumberOfPasswordPrompts. Paths take ~,
-// ${ENV} and %-tokens (%h %p %r %u %d %n %k %%). Other keywords are
-// ignored. The command line's user and port override the file's.
+// ${ENV} and %-tokens (%h %p %r %u %d %n %k %%). The command line's user
+// and port override the file's, and so does [Config.SSHPort] (ssh -p).
+// [Config.Jump], [Config.Identities] and [Config.SSHOptions] (ssh -J, -i
+// and -o) are obtained before the files, so they win (identity files from
+// the command line are tried first); like ssh's, they apply to the
+// destination and not to its jump hosts. The built-in client names the
+// keywords it does not honour, once per run: those that change how hosts
+// are checked or what algorithms are used (Ciphers, KexAlgorithms, MACs,
+// HostKeyAlgorithms, CheckHostIP yes, UpdateHostKeys, VerifyHostKeyDNS,
+// RevokedHostKeys, KnownHostsCommand, …) on Stderr, the others in the
+// debug log; one set to what the client does anyway (CheckHostIP no) is
+// not named. With a system ssh, ssh reads its config itself and gets the
+// command line's settings as -p, -J, -i and -o.
 //
 // # Self-upload and the binary cache
 //
