@@ -102,6 +102,8 @@ type ConnectOptions struct {
 	ctx            context.Context
 }
 
+// newConnectCmd is "gosh connect". It is long because it is the command's
+// help and one line per flag, which read best in one place.
 func newConnectCmd(runF func(*ConnectOptions) error) *cobra.Command {
 	o := &ConnectOptions{}
 	var alwaysPredict, neverPredict, ipv4, ipv6 bool
@@ -223,16 +225,9 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 			return usagef("%s: missing host (see '%s --help')", name, name)
 		}
 		o.Destination, o.Command = pos[0], dropDash(pos[1:])
-		var err error
-		if _, _, o.destPort, err = bootstrap.ParseDestination(o.Destination); err != nil {
-			return usagef("%s: %v", name, trimPackage(err))
-		}
 	}
-	if err := o.SSHLogin.check(name, o.Destination); err != nil {
+	if err := o.checkSSH(name); err != nil {
 		return err
-	}
-	if o.SSHLogin.set() && (o.Local || o.Direct) {
-		return usagef("%s: --ssh-port, --identity, --jump and --ssh-option log in over SSH: not with --local or --direct", name)
 	}
 	if err := o.predictMode(cmd, always, never); err != nil {
 		return err
@@ -259,6 +254,21 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 		return usagef("%s: --transport=tcp needs the built-in SSH client: not with --local, --direct or --ssh", name)
 	}
 	return nil
+}
+
+// checkSSH checks the destination and ssh's options, and notes the SSH
+// port the destination names.
+func (o *ConnectOptions) checkSSH(name string) error {
+	if o.Destination != "" {
+		var err error
+		if _, _, o.destPort, err = bootstrap.ParseDestination(o.Destination); err != nil {
+			return usagef("%s: %v", name, trimPackage(err))
+		}
+	}
+	if o.SSHLogin.set() && (o.Local || o.Direct) {
+		return usagef("%s: --ssh-port, --identity, --jump and --ssh-option log in over SSH: not with --local or --direct", name)
+	}
+	return o.SSHLogin.check(name, o.Destination)
 }
 
 // predictMode sets the prediction mode from -a, -n, --predict and the
