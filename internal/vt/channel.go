@@ -44,9 +44,15 @@ const (
 	// may carry.
 	MaxChannelMessage = 64 << 10
 
-	// MaxChannelBacklog is the most Data bytes of received channel
-	// messages a state holds (those not yet trimmed or subtracted).
+	// MaxChannelBacklog is the most of received channel messages a
+	// state holds (those not yet trimmed or subtracted): their Data
+	// bytes, and ChannelMessageCost bytes for each message itself, so
+	// that messages without Data (a flood of opens, say) are bounded too.
 	MaxChannelBacklog = 4 << 20
+
+	// ChannelMessageCost is what a held channel message counts towards
+	// MaxChannelBacklog beyond its Data: about what holding it costs.
+	ChannelMessageCost = chanOverhead
 )
 
 // ErrChannelBacklog is returned by Apply for a diff whose channel
@@ -125,9 +131,9 @@ func parseChannel(body []byte) (index uint64, m ChannelMsg, err error) {
 }
 
 // admitChannel decides what a receiver whose log has total messages, of
-// which the held ones carry held Data bytes, does with message m received
-// at absolute position index: append it (true), skip it as one it already
-// has (false), or reject the diff (an error).
+// which the held ones count held towards MaxChannelBacklog, does with
+// message m received at absolute position index: append it (true), skip
+// it as one it already has (false), or reject the diff (an error).
 func admitChannel(index, total uint64, held int, m *ChannelMsg) (bool, error) {
 	switch {
 	case len(m.Data) > MaxChannelMessage:
@@ -136,7 +142,7 @@ func admitChannel(index, total uint64, held int, m *ChannelMsg) (bool, error) {
 		return false, nil
 	case index > total:
 		return false, ErrMalformed // a gap: the diff is not from our base
-	case held+len(m.Data) > MaxChannelBacklog:
+	case held+len(m.Data)+chanOverhead > MaxChannelBacklog:
 		return false, ErrChannelBacklog
 	}
 	return true, nil
@@ -156,7 +162,7 @@ func applyChannel(l *chanLog, body []byte) error {
 	if err != nil {
 		return err
 	}
-	if ok, err := admitChannel(index, l.total, l.bytes, &m); !ok {
+	if ok, err := admitChannel(index, l.total, l.footprint(), &m); !ok {
 		return err
 	}
 	l.push(m)

@@ -422,10 +422,11 @@ func TestChannelEqual(t *testing.T) {
 }
 
 // TestChannelBacklog: a receiver holds at most MaxChannelBacklog bytes of
-// channel data, in messages of at most MaxChannelMessage; what it trims
-// makes room again.
+// channel data and message costs, in messages of at most
+// MaxChannelMessage; what it trims makes room again.
 func TestChannelBacklog(t *testing.T) {
-	big := make([]byte, vt.MaxChannelMessage)
+	big := make([]byte, vt.MaxChannelMessage-vt.ChannelMessageCost) // each counts MaxChannelMessage
+	over := make([]byte, vt.MaxChannelMessage+1)
 	fill := vt.MaxChannelBacklog / vt.MaxChannelMessage
 	t.Run("Complete", func(t *testing.T) {
 		src := vt.NewComplete(10, 2)
@@ -448,7 +449,7 @@ func TestChannelBacklog(t *testing.T) {
 		}
 		r.Subtract(r.Clone())
 		src = r.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: append(big, 0)})
+		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: over})
 		if err := r.Apply(src.Diff(r)); !errors.Is(err, vt.ErrChannelBacklog) {
 			t.Errorf("oversized message: %v, want ErrChannelBacklog", err)
 		}
@@ -474,9 +475,50 @@ func TestChannelBacklog(t *testing.T) {
 			t.Errorf("after Subtract: %v", err)
 		}
 		src = r.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: append(big, 0)})
+		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: over})
 		if err := r.Apply(src.Diff(r)); !errors.Is(err, vt.ErrChannelBacklog) {
 			t.Errorf("oversized message: %v, want ErrChannelBacklog", err)
+		}
+	})
+}
+
+// TestChannelOpenFlood: messages without Data count too, so a peer cannot
+// make a receiver hold millions of opens: MaxChannelBacklog /
+// ChannelMessageCost of them fill a state, and one more is refused.
+func TestChannelOpenFlood(t *testing.T) {
+	fill := vt.MaxChannelBacklog / vt.ChannelMessageCost
+	open := func(i int) vt.ChannelMsg { return vt.ChannelMsg{ID: uint32(2 * i), Kind: vt.ChannelOpen} }
+	t.Run("Complete", func(t *testing.T) {
+		src := vt.NewComplete(10, 2)
+		for i := range fill {
+			src.PushChannel(open(i))
+		}
+		if err := vt.NewComplete(10, 2).Apply(src.Diff(vt.NewComplete(10, 2))); err != nil {
+			t.Fatalf("%d opens: %v", fill, err)
+		}
+		src.PushChannel(open(fill))
+		if err := vt.NewComplete(10, 2).Apply(src.Diff(vt.NewComplete(10, 2))); !errors.Is(err, vt.ErrChannelBacklog) {
+			t.Errorf("%d opens: %v, want ErrChannelBacklog", fill+1, err)
+		}
+	})
+	t.Run("UserStream", func(t *testing.T) {
+		src := vt.NewUserStream()
+		for i := range fill {
+			src.PushChannel(open(i))
+		}
+		if err := vt.NewUserStream().Apply(src.Diff(vt.NewUserStream())); err != nil {
+			t.Fatalf("%d opens: %v", fill, err)
+		}
+		if src.ChannelHeld() != fill {
+			t.Errorf("ChannelHeld = %d, want %d", src.ChannelHeld(), fill)
+		}
+		src.PushChannel(open(fill))
+		if err := vt.NewUserStream().Apply(src.Diff(vt.NewUserStream())); !errors.Is(err, vt.ErrChannelBacklog) {
+			t.Errorf("%d opens: %v, want ErrChannelBacklog", fill+1, err)
+		}
+		src.Subtract(firstEvents(t, src, 10))
+		if src.ChannelHeld() != fill+1-10 {
+			t.Errorf("after Subtract, ChannelHeld = %d, want %d", src.ChannelHeld(), fill+1-10)
 		}
 	})
 }

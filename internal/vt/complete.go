@@ -281,6 +281,10 @@ func (c *Complete) ScrollBytes() int { return c.scroll.bytes }
 // for a new epoch whose initial state has an empty log.
 func (c *Complete) ResetScroll() { c.scroll.reset(0) }
 
+// ChannelHeld returns the number of channel messages held: for a
+// sender's current state, those the peer has not acknowledged.
+func (c *Complete) ChannelHeld() int { return len(c.chans.ents) }
+
 // ResetChannels empties the channel log and starts it over at position 0,
 // for a new epoch whose initial state has an empty log.
 func (c *Complete) ResetChannels() { c.chans.reset(0) }

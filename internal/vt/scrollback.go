@@ -36,9 +36,14 @@ type ScrollLine struct {
 const (
 	// MaxScrollLine is the most Text one received line may carry.
 	MaxScrollLine = 64 << 10
-	// MaxScrollBacklog is the most Text bytes of received lines a state
-	// holds (those not yet trimmed or subtracted).
+	// MaxScrollBacklog is the most of received lines a state holds
+	// (those not yet trimmed or subtracted): their Text bytes, and
+	// ScrollLineCost bytes for each line itself, so that empty lines are
+	// bounded too.
 	MaxScrollBacklog = 4 << 20
+	// ScrollLineCost is what a held line counts towards
+	// MaxScrollBacklog beyond its Text: about what holding it costs.
+	ScrollLineCost = scrollOverhead
 	// scrollOverhead is about what a held line costs beyond its Text.
 	scrollOverhead = 64
 )
@@ -124,7 +129,7 @@ func applyScroll(l *scrollLog, body []byte) error {
 		return nil
 	case index > l.total:
 		return ErrMalformed // a gap: the diff is not from our base
-	case l.bytes+len(line.Text) > MaxScrollBacklog:
+	case l.footprint()+len(line.Text)+scrollOverhead > MaxScrollBacklog:
 		return ErrScrollBacklog
 	}
 	l.push(line)

@@ -1,6 +1,7 @@
 package vt_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -120,6 +121,20 @@ func TestScrollBacklog(t *testing.T) {
 	}
 	if err := cli.Apply(srv.Diff(vt.NewComplete(10, 3))); err == nil {
 		t.Fatal("a backlog beyond the limit was accepted")
+	}
+	// Empty lines count too: MaxScrollBacklog / ScrollLineCost fill a
+	// state, and one more is refused.
+	srv = vt.NewComplete(10, 3)
+	fill := vt.MaxScrollBacklog / vt.ScrollLineCost
+	for i := range fill {
+		srv.PushScroll(vt.ScrollLine{Line: uint64(i), Width: 10})
+	}
+	if err := vt.NewComplete(10, 3).Apply(srv.Diff(vt.NewComplete(10, 3))); err != nil {
+		t.Fatalf("%d empty lines: %v", fill, err)
+	}
+	srv.PushScroll(vt.ScrollLine{Line: uint64(fill), Width: 10})
+	if err := vt.NewComplete(10, 3).Apply(srv.Diff(vt.NewComplete(10, 3))); !errors.Is(err, vt.ErrScrollBacklog) {
+		t.Fatalf("%d empty lines: %v, want ErrScrollBacklog", fill+1, err)
 	}
 }
 

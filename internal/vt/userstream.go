@@ -43,6 +43,7 @@ type UserStream struct {
 	urgent uint64 // events before this position may not wait (see Shown)
 	segs   []userSeg
 	chans  int // Data bytes of the channel messages in segs
+	nchans int // channel messages in segs
 }
 
 // NewUserStream returns an empty stream.
@@ -95,6 +96,7 @@ func (s *UserStream) PushChannel(m ChannelMsg) {
 	m.Data = cloneData(m.Data)
 	s.segs = append(s.segs, userSeg{ch: &m})
 	s.chans += len(m.Data)
+	s.nchans++
 	s.total++
 	s.urgent = s.total
 }
@@ -103,6 +105,10 @@ func (s *UserStream) PushChannel(m ChannelMsg) {
 // holds: for a sender's current state, whose acknowledged prefix the
 // transport subtracts, the channel data still in flight.
 func (s *UserStream) ChannelBytes() int { return s.chans }
+
+// ChannelHeld returns the number of channel messages the stream holds:
+// for a sender's current state, those the peer has not acknowledged.
+func (s *UserStream) ChannelHeld() int { return s.nchans }
 
 // Shown reports whether s extends sent (a prefix of it) by keys pushed
 // with PushShownKeys alone: a change the user already sees, which ssp's
@@ -160,7 +166,7 @@ func (s *UserStream) walk(from uint64, fn func(pos uint64, seg userSeg)) {
 // Clone returns a copy of s. Key bytes are shared; both copies only ever
 // append beyond their own length.
 func (s *UserStream) Clone() *UserStream {
-	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, chans: s.chans, segs: make([]userSeg, len(s.segs))}
+	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, chans: s.chans, nchans: s.nchans, segs: make([]userSeg, len(s.segs))}
 	for i, seg := range s.segs {
 		seg.keys = seg.keys[:len(seg.keys):len(seg.keys)]
 		c.segs[i] = seg
@@ -283,7 +289,7 @@ func (s *UserStream) applyChannel(body []byte) error {
 	if err != nil {
 		return err
 	}
-	if ok, err := admitChannel(index, s.total, s.chans, &m); !ok {
+	if ok, err := admitChannel(index, s.total, s.chans+chanOverhead*s.nchans, &m); !ok {
 		return err
 	}
 	s.PushChannel(m)
@@ -300,6 +306,7 @@ func (s *UserStream) Subtract(prefix *UserStream) {
 		if s.base+n <= drop {
 			if seg.ch != nil {
 				s.chans -= len(seg.ch.Data)
+				s.nchans--
 			}
 			s.base += n
 			s.segs = s.segs[1:]
