@@ -2,10 +2,14 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -27,11 +31,26 @@ const ServiceAgent = "agent"
 // Listener accepts the local connections a session forwards to its peer
 // (the server's agent socket).
 type Listener interface {
-	// Accept waits for the next connection; after Close it returns an
-	// error.
+	// Accept waits for the next connection. After Close it returns an
+	// error wrapping net.ErrClosed; any other error is taken as a
+	// passing one (out of file descriptors, say), and Accept is called
+	// again after a pause.
 	Accept() (io.ReadWriteCloser, error)
 	Close() error
 }
+
+// Accept errors other than a closed listener are retried after a pause
+// that doubles from acceptRetryMin to acceptRetryMax, as OpenSSH pauses
+// a listener for a second when accept fails: a process out of file
+// descriptors gets them back when connections end.
+const (
+	acceptRetryMin = 5 * time.Millisecond
+	acceptRetryMax = time.Second
+)
+
+// handshakeTimeout bounds what a local connection may take to say where
+// it goes (a SOCKS handshake for -D) before it is closed.
+const handshakeTimeout = 10 * time.Second
 
 // maxChannels bounds the channels open at once, so that a peer (even one
 // with the key) cannot make this side hold unbounded connections and
@@ -42,6 +61,18 @@ const maxChannels = 256
 // chanChunk is the most a channel's reader takes from its connection at
 // once, and so the largest data message.
 const chanChunk = 16 << 10
+
+// chanHeldMax bounds the channel messages in the local state that the
+// peer has not acknowledged. Without it a peer that never acknowledges
+// would make this side's state, and every diff of it, grow without end:
+// each open it sends costs a Close when refused (and another when the
+// channel ends), each chunk written a Credit. Past half of it, data and
+// credit wait for acks; past it, the peer's opens are dropped unanswered
+// (and counted) and new local connections are closed. A gosh peer never
+// gets there: it acknowledges every state it receives, and has at most
+// maxChannels channels, each with an open, a close and a credit or two
+// in flight.
+const chanHeldMax = 16 * maxChannels
 
 // chanInFlight bounds the channel data in the local state that the peer
 // has not acknowledged, all channels together: about what a channel
@@ -58,7 +89,10 @@ const chanInFlight = 32 << 10
 // chanEvent is what a channel's goroutines report to the loop.
 type chanEvent struct {
 	id        uint32
+	gen       uint64             // the channels' generation when the goroutine started
+	anyGen    bool               // from a listener of the whole session: valid in every generation
 	accepted  string             // a connection was accepted for this service (id 0)
+	label     string             // with accepted: the forward that accepted it, for the user
 	dialed    bool               // the dial of channel id ended: conn or err
 	conn      io.ReadWriteCloser // accepted or dialled
 	listener  Listener           // for a listening channel: what its dial opened
@@ -84,32 +118,64 @@ type channel struct {
 	written   int                // written since the last credit we granted
 	listening bool               // a listening channel (-R): no data, its connections open channels of their own
 	listener  Listener           // its listener, once open
+	notice    string             // for the peer's listening channel: what to tell its user once listening
+	label     string             // the forward it serves, for the user ("-L 8080:db:80")
 	readEOF   bool               // the connection has no more to read
 	sentClose bool               // we sent Close
 	gotClose  bool               // the peer sent Close
 	writeDone bool               // the writer has finished
 }
 
+// chanState is the local state that carries the channel messages: the
+// client's vt.UserStream, the server's vt.Complete.
+type chanState interface {
+	PushChannel(vt.ChannelMsg)
+	ChannelBytes() int // Data bytes held: not yet acknowledged
+	ChannelHeld() int  // messages held: not yet acknowledged
+}
+
+// dialFunc says how to reach a service the peer opens a channel for; a
+// non-nil error refuses the channel, its text telling the peer why.
+type dialFunc func(service string) (func() (io.ReadWriteCloser, error), error)
+
+// listenFunc is dialFunc for a listening channel ("listen:host:port"): it
+// may also return a notice for the peer's user (where it listens, if not
+// where asked).
+type listenFunc func(hostPort string) (open func() (Listener, error), notice string, err error)
+
+// errNotForwarded refuses a channel for a service this side does not
+// offer.
+var errNotForwarded = errors.New("not forwarded")
+
 // channels are a session's forwarded connections.
 type channels struct {
-	push   func(vt.ChannelMsg) // appends to the local state
-	sent   func() int          // channel data bytes in the local state not yet acknowledged
-	dial   func(service string) (func() (io.ReadWriteCloser, error), bool)
-	listen func(addr string) (func() (Listener, error), bool) // for "listen:" channels; nil refuses them
-	closed func(id uint32, why string)                        // the peer closed a channel, saying why; may be nil
+	state  chanState
+	dial   dialFunc
+	listen listenFunc               // for "listen:" channels; nil refuses them
+	closed func(label, why string)  // the peer closed a channel of the forward label, saying why; may be nil
+	notice func(label, text string) // the peer's notice on a listening channel of ours; may be nil
 	logf   func(string, ...any)
 	events chan chanEvent
 	done   chan struct{}
 	byID   map[uint32]*channel
 	nextID uint32 // odd on the server, even on the client
+	// gen counts resets: the goroutines of a channel tag their reports
+	// with it, so that one of a channel forgotten in a reset never
+	// reaches the channel of the same id a new client opens.
+	gen uint64
+	// busy counts the channels (byID) and the local connections being
+	// accepted (a SOCKS handshake), against maxChannels.
+	busy    atomic.Int32
+	dropped int // the peer's opens dropped unanswered (chanHeldMax)
+	refused int // the peer's opens refused
 }
 
-// newChannels returns a session's channels. push appends a message to the
-// local state; dial says how to reach a service the peer opens, and
+// newChannels returns a session's channels, whose messages go into the
+// local state st; dial says how to reach a service the peer opens, and
 // whether this side forwards it at all (a peer cannot open what the user
 // did not ask for).
-func newChannels(server bool, push func(vt.ChannelMsg), sent func() int, dial func(string) (func() (io.ReadWriteCloser, error), bool), logf func(string, ...any)) *channels {
-	cs := &channels{push: push, sent: sent, dial: dial, logf: logf, events: make(chan chanEvent, 16),
+func newChannels(server bool, st chanState, dial dialFunc, logf func(string, ...any)) *channels {
+	cs := &channels{state: st, dial: dial, logf: logf, events: make(chan chanEvent, 16),
 		done: make(chan struct{}), byID: map[uint32]*channel{}, nextID: 2}
 	if server {
 		cs.nextID = 1
@@ -117,29 +183,79 @@ func newChannels(server bool, push func(vt.ChannelMsg), sent func() int, dial fu
 	return cs
 }
 
-// listenService accepts connections from l until it fails or the session ends;
-// each one is opened as a channel for the service that service returns
-// for it (it may read from the connection first: a SOCKS handshake).
-func (cs *channels) listenService(l Listener, service func(io.ReadWriteCloser) (string, error)) {
+// push appends m to the local state.
+func (cs *channels) push(m vt.ChannelMsg) { cs.state.PushChannel(m) }
+
+// room reports whether the local state has room for n more messages
+// under limit (chanHeldMax, or half of it for data and credit).
+func (cs *channels) room(n, limit int) bool { return cs.state.ChannelHeld()+n <= limit }
+
+// record adds ch (a new id) to the channels, counting it as busy.
+func (cs *channels) record(ch *channel) {
+	cs.byID[ch.id] = ch
+	cs.busy.Add(1)
+}
+
+// full reports whether a new channel would be one too many.
+func (cs *channels) full() bool { return int(cs.busy.Load()) >= maxChannels }
+
+// listenService accepts connections from l until it is closed or the
+// session ends; each one is opened as a channel for the service that
+// service returns for it (it may read from the connection first: a SOCKS
+// handshake, given handshakeTimeout). label names the forward for the
+// user. A listener of the whole session (anyGen) outlives resets; one of
+// a listening channel is closed by its channel's end.
+func (cs *channels) listenService(l Listener, label string, anyGen bool, service func(io.ReadWriteCloser) (string, error)) {
+	gen := cs.gen
 	go func() {
+		var pause time.Duration
 		for {
 			c, err := l.Accept()
 			if err != nil {
-				return
-			}
-			go func() {
-				s, err := service(c)
-				if err != nil {
-					cs.logf("channels: %v", err)
-					c.Close()
+				if errors.Is(err, net.ErrClosed) {
 					return
 				}
-				if !cs.report(chanEvent{accepted: s, conn: c}) {
-					c.Close()
+				if pause == 0 {
+					cs.logf("channels: %s: accept: %v; trying again", label, err)
 				}
-			}()
+				pause = min(max(2*pause, acceptRetryMin), acceptRetryMax)
+				select {
+				case <-time.After(pause):
+					continue
+				case <-cs.done:
+					return
+				}
+			}
+			pause = 0
+			if int(cs.busy.Add(1)) > maxChannels {
+				cs.busy.Add(-1)
+				cs.logf("channels: %s: %d channels open; closing a new connection", label, maxChannels)
+				c.Close()
+				continue
+			}
+			go cs.accept(c, gen, anyGen, label, service)
 		}
 	}()
+}
+
+// accept learns the service of a connection l accepted, within
+// handshakeTimeout, and reports it to the loop, which takes over the busy
+// count it holds.
+func (cs *channels) accept(c io.ReadWriteCloser, gen uint64, anyGen bool, label string, service func(io.ReadWriteCloser) (string, error)) {
+	timer := time.AfterFunc(handshakeTimeout, func() { c.Close() })
+	s, err := service(c)
+	if !timer.Stop() {
+		err = fmt.Errorf("no destination within %v", handshakeTimeout)
+	}
+	if err != nil {
+		cs.busy.Add(-1)
+		cs.logf("channels: %s: %v", label, err)
+		c.Close()
+		return
+	}
+	if !cs.report(chanEvent{accepted: s, label: label, conn: c, gen: gen, anyGen: anyGen}) {
+		c.Close()
+	}
 }
 
 // fixed is a service function for a listener of one service.
@@ -161,12 +277,13 @@ func ServiceListen(hostPort string) string { return "listen:" + hostPort }
 func serviceForwarded(id uint32) string { return "forwarded:" + strconv.FormatUint(uint64(id), 10) }
 
 // openListen opens a listening channel: the peer listens on hostPort. It
-// returns the channel's id, which the peer's connections name.
-func (cs *channels) openListen(hostPort string) uint32 {
+// returns the channel's id, which the peer's connections name; label
+// names the forward for the user.
+func (cs *channels) openListen(hostPort, label string) uint32 {
 	id := cs.nextID
 	cs.nextID += 2
 	ch := cs.add(id)
-	ch.listening = true
+	ch.listening, ch.label = true, label
 	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(ServiceListen(hostPort))})
 	return id
 }
@@ -186,11 +303,12 @@ func (cs *channels) report(ev chanEvent) bool {
 }
 
 // open opens a channel to the peer for service over the local connection
-// c.
-func (cs *channels) open(service string, c io.ReadWriteCloser) {
+// c, accepted by the forward label.
+func (cs *channels) open(service, label string, c io.ReadWriteCloser) {
 	id := cs.nextID
 	cs.nextID += 2
 	ch := cs.add(id)
+	ch.label = label
 	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(service)})
 	cs.attach(ch, c)
 }
@@ -199,29 +317,33 @@ func (cs *channels) open(service string, c io.ReadWriteCloser) {
 func (cs *channels) add(id uint32) *channel {
 	ch := &channel{id: id, credit: vt.ChannelWindow, allowed: vt.ChannelWindow,
 		more: make(chan struct{}, 1), writes: newWriteQueue()}
-	cs.byID[id] = ch
+	cs.record(ch)
 	return ch
 }
 
 // attach starts the goroutines of ch's local connection.
 func (cs *channels) attach(ch *channel, c io.ReadWriteCloser) {
 	ch.conn = c
-	go cs.read(ch.id, c, ch.more)
-	go cs.write(ch.id, c, ch.writes)
+	go cs.read(ch.id, cs.gen, c, ch.more)
+	go cs.write(ch.id, cs.gen, c, ch.writes)
 }
 
 // read is a channel's reader: one chunk at a time, each after the loop
-// let it (credit permitting).
-func (cs *channels) read(id uint32, c io.Reader, more <-chan struct{}) {
+// let it (credit permitting). The loop closes more when it forgets the
+// channel.
+func (cs *channels) read(id uint32, gen uint64, c io.Reader, more <-chan struct{}) {
 	buf := make([]byte, chanChunk)
 	for {
 		n, err := c.Read(buf)
 		if n > 0 {
-			if !cs.report(chanEvent{id: id, data: append([]byte(nil), buf[:n]...)}) {
+			if !cs.report(chanEvent{id: id, gen: gen, data: append([]byte(nil), buf[:n]...)}) {
 				return
 			}
 			select {
-			case <-more:
+			case _, ok := <-more:
+				if !ok {
+					return
+				}
 			case <-cs.done:
 				return
 			}
@@ -230,16 +352,17 @@ func (cs *channels) read(id uint32, c io.Reader, more <-chan struct{}) {
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			cs.report(chanEvent{id: id, eof: true, err: err})
+			cs.report(chanEvent{id: id, gen: gen, eof: true, err: err})
 			return
 		}
 	}
 }
 
 // write is a channel's writer: it writes what the peer sent, reporting
-// each write (for credit); a nil chunk ends the writing side.
-func (cs *channels) write(id uint32, c io.WriteCloser, q *writeQueue) {
-	defer cs.report(chanEvent{id: id, writeDone: true})
+// each write (for credit); a nil chunk ends the writing side, as does the
+// queue's stop.
+func (cs *channels) write(id uint32, gen uint64, c io.WriteCloser, q *writeQueue) {
+	defer cs.report(chanEvent{id: id, gen: gen, writeDone: true})
 	for {
 		b, ok := q.next(cs.done)
 		if !ok {
@@ -256,7 +379,7 @@ func (cs *channels) write(id uint32, c io.WriteCloser, q *writeQueue) {
 			return
 		}
 		n, err := c.Write(b)
-		if !cs.report(chanEvent{id: id, wrote: n}) || err != nil {
+		if !cs.report(chanEvent{id: id, gen: gen, wrote: n}) || err != nil {
 			return
 		}
 	}
@@ -266,9 +389,10 @@ func (cs *channels) write(id uint32, c io.WriteCloser, q *writeQueue) {
 // writer. What it holds is bounded by the channel's credit: at most
 // ChannelWindow bytes, in non-empty chunks.
 type writeQueue struct {
-	mu     sync.Mutex
-	q      [][]byte
-	signal chan struct{}
+	mu      sync.Mutex
+	q       [][]byte
+	stopped bool
+	signal  chan struct{}
 }
 
 func newWriteQueue() *writeQueue { return &writeQueue{signal: make(chan struct{}, 1)} }
@@ -284,10 +408,26 @@ func (w *writeQueue) put(b []byte) {
 	}
 }
 
-// next waits for the next chunk; ok is false once done is closed.
+// stop ends the writer: next reports false from now on.
+func (w *writeQueue) stop() {
+	w.mu.Lock()
+	w.stopped, w.q = true, nil
+	w.mu.Unlock()
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for the next chunk; ok is false once done is closed or the
+// queue stopped.
 func (w *writeQueue) next(done <-chan struct{}) (b []byte, ok bool) {
 	for {
 		w.mu.Lock()
+		if w.stopped {
+			w.mu.Unlock()
+			return nil, false
+		}
 		if len(w.q) > 0 {
 			b, w.q = w.q[0], w.q[1:]
 			w.mu.Unlock()
@@ -306,38 +446,65 @@ func (w *writeQueue) next(done <-chan struct{}) (b []byte, ok bool) {
 // channel, a connection dialled for a service this side offers, or a
 // refusal.
 func (cs *channels) receiveOpen(m vt.ChannelMsg) {
-	if len(cs.byID) >= maxChannels {
-		cs.logf("channels: refused a channel for %q: %d open", m.Data, len(cs.byID))
-		cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("too many channels")})
+	if !cs.room(1, chanHeldMax) {
+		// The peer does not acknowledge what it was told: it is not
+		// told more.
+		if cs.dropped++; cs.dropped == 1 || cs.dropped%(64<<10) == 0 {
+			cs.logf("channels: the peer does not acknowledge; %d of its opens dropped unanswered", cs.dropped)
+		}
+		return
+	}
+	if cs.full() {
+		cs.refuse(m, "too many channels")
 		return // not recorded: its messages find no channel
 	}
-	if addr, ok := strings.CutPrefix(string(m.Data), "listen:"); ok && cs.listen != nil {
-		if open, ok := cs.listen(addr); ok {
-			ch := cs.add(m.ID)
-			ch.listening = true
-			go func() {
-				l, err := open()
-				if !cs.report(chanEvent{id: m.ID, dialed: true, listener: l, err: err}) && l != nil {
-					l.Close()
-				}
-			}()
-			return
+	service := string(m.Data)
+	var open func() (Listener, error)
+	var notice string
+	var err error
+	if addr, ok := strings.CutPrefix(service, "listen:"); ok {
+		err = errNotForwarded
+		if cs.listen != nil {
+			open, notice, err = cs.listen(addr)
 		}
 	}
-	dial, ok := cs.dial(string(m.Data))
-	if !ok {
-		cs.logf("channels: refused a channel for %q", m.Data)
-		cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte("not forwarded")})
-		cs.byID[m.ID] = &channel{id: m.ID, sentClose: true, writeDone: true} // until the peer's Close
+	if open != nil {
+		ch := cs.add(m.ID)
+		ch.listening, ch.notice = true, notice
+		gen := cs.gen
+		go func() {
+			l, err := open()
+			if !cs.report(chanEvent{id: m.ID, gen: gen, dialed: true, listener: l, err: err}) && l != nil {
+				l.Close()
+			}
+		}()
+		return
+	}
+	var dial func() (io.ReadWriteCloser, error)
+	if err == nil {
+		dial, err = cs.dial(service)
+	}
+	if err != nil {
+		cs.refuse(m, err.Error())
+		cs.record(&channel{id: m.ID, sentClose: true, writeDone: true}) // until the peer's Close
 		return
 	}
 	cs.add(m.ID)
+	gen := cs.gen
 	go func() {
 		c, err := dial()
-		if !cs.report(chanEvent{id: m.ID, dialed: true, conn: c, err: err}) && c != nil {
+		if !cs.report(chanEvent{id: m.ID, gen: gen, dialed: true, conn: c, err: err}) && c != nil {
 			c.Close()
 		}
 	}()
+}
+
+// refuse answers the peer's open m with a Close saying why.
+func (cs *channels) refuse(m vt.ChannelMsg, why string) {
+	if cs.refused++; cs.refused <= 8 || cs.refused%1024 == 0 {
+		cs.logf("channels: refused a channel for %q: %s (%d refused)", m.Data, why, cs.refused)
+	}
+	cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte(why)})
 }
 
 // receive acts on a message from the peer.
@@ -349,6 +516,10 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 			cs.receiveOpen(m)
 		}
 	case vt.ChannelData:
+		if ch != nil && ch.listening && cs.notice != nil && !ch.gotClose && ch.id%2 == cs.nextID%2 {
+			cs.notice(ch.label, string(m.Data)) // the peer listens, but not quite where asked
+			return
+		}
 		if ch == nil || ch.gotClose || ch.writeDone || ch.listening || len(m.Data) == 0 {
 			return
 		}
@@ -372,8 +543,8 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		if len(m.Data) > 0 {
 			cs.logf("channels: channel %d closed by the peer: %q", m.ID, m.Data)
 		}
-		if cs.closed != nil {
-			cs.closed(m.ID, string(m.Data))
+		if cs.closed != nil && !ch.sentClose {
+			cs.closed(ch.label, string(m.Data))
 		}
 		switch {
 		case ch.listening:
@@ -395,18 +566,26 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 // event acts on a report of a channel's goroutines.
 func (cs *channels) event(ev chanEvent) {
 	if ev.accepted != "" {
-		if len(cs.byID) >= maxChannels {
-			cs.logf("channels: %d channels open; closing a new connection for %q", len(cs.byID), ev.accepted)
+		cs.busy.Add(-1) // the accepting goroutine's count: the channel takes it over
+		switch {
+		case ev.gen != cs.gen && !ev.anyGen:
+			ev.conn.Close() // its listening channel is gone
+		case cs.full() || !cs.room(1, chanHeldMax):
+			cs.logf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
+				len(cs.byID), cs.state.ChannelHeld(), ev.accepted)
 			ev.conn.Close()
-			return
+		default:
+			cs.open(ev.accepted, ev.label, ev.conn)
 		}
-		cs.open(ev.accepted, ev.conn)
 		return
 	}
 	ch := cs.byID[ev.id]
-	if ch == nil {
+	if ch == nil || ev.gen != cs.gen {
 		if ev.conn != nil {
 			ev.conn.Close()
+		}
+		if ev.listener != nil {
+			ev.listener.Close()
 		}
 		return
 	}
@@ -425,6 +604,9 @@ func (cs *channels) event(ev chanEvent) {
 		cs.fail(ch, why)
 	case ev.dialed && ev.listener != nil:
 		ch.listener = ev.listener
+		if ch.notice != "" {
+			cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelData, Data: []byte(ch.notice)})
+		}
 		cs.listenOn(ch.id, ev.listener)
 	case ev.dialed:
 		cs.attach(ch, ev.conn)
@@ -439,11 +621,7 @@ func (cs *channels) event(ev chanEvent) {
 		cs.flush(ch)
 	case ev.wrote > 0:
 		ch.written += ev.wrote
-		if ch.written >= vt.ChannelWindow/2 && !ch.gotClose {
-			cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(ch.written)})
-			ch.allowed += int64(ch.written)
-			ch.written = 0
-		}
+		cs.grant(ch)
 	case ev.writeDone:
 		ch.writeDone = true
 		if ch.sentClose {
@@ -452,13 +630,23 @@ func (cs *channels) event(ev chanEvent) {
 	}
 }
 
+// grant gives the peer back the credit of what was written to the
+// connection, once it is half a window and the local state has room.
+func (cs *channels) grant(ch *channel) {
+	if ch.written >= vt.ChannelWindow/2 && !ch.gotClose && cs.room(1, chanHeldMax/2) {
+		cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(ch.written)})
+		ch.allowed += int64(ch.written)
+		ch.written = 0
+	}
+}
+
 // flush sends what the credit allows of the pending data, then our Close
 // if the connection has no more, and otherwise lets the reader go on once
 // nothing is pending.
 func (cs *channels) flush(ch *channel) {
 	for len(ch.pending) > 0 && ch.credit > 0 && !ch.sentClose {
-		room := chanInFlight - cs.sent()
-		if room <= 0 {
+		room := chanInFlight - cs.state.ChannelBytes()
+		if room <= 0 || !cs.room(1, chanHeldMax/2) {
 			break // acks make room: flushAll
 		}
 		n := min(len(ch.pending), room, int(min(ch.credit, chanChunk)))
@@ -488,6 +676,7 @@ func (cs *channels) flushAll() {
 		if len(ch.pending) > 0 || ch.readEOF && !ch.sentClose {
 			cs.flush(ch)
 		}
+		cs.grant(ch)
 	}
 }
 
@@ -510,11 +699,11 @@ func (cs *channels) fail(ch *channel, why string) {
 // listenOn accepts connections for listening channel id until its
 // listener is closed; each opens a channel of its own.
 func (cs *channels) listenOn(id uint32, l Listener) {
-	cs.listenService(l, fixed(serviceForwarded(id)))
+	cs.listenService(l, fmt.Sprintf("listening channel %d", id), false, fixed(serviceForwarded(id)))
 }
 
 // forget drops a channel done both ways, closing its connection or
-// listener.
+// listener and ending its goroutines.
 func (cs *channels) forget(ch *channel) {
 	if ch.conn != nil {
 		ch.conn.Close()
@@ -522,16 +711,27 @@ func (cs *channels) forget(ch *channel) {
 	if ch.listener != nil {
 		ch.listener.Close()
 	}
+	if ch.more != nil {
+		close(ch.more)
+	}
+	if ch.writes != nil {
+		ch.writes.stop()
+	}
 	delete(cs.byID, ch.id)
+	cs.busy.Add(-1)
 }
 
 // reset forgets every channel, closing its connection or listener: a new
 // client took the session over, or resumed it, and both logs start again
-// (the listeners of listenService stay).
+// (the listeners of the whole session stay). The new client numbers its
+// channels from the start again: what the goroutines of the forgotten
+// ones still report is recognised by its generation, and dropped.
 func (cs *channels) reset() {
 	for _, ch := range cs.byID {
 		cs.forget(ch)
 	}
+	cs.gen++
+	cs.dropped = 0
 }
 
 // close ends every channel's goroutines and connections (the session is

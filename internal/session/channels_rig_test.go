@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -285,4 +287,89 @@ func TestRemoteForward(t *testing.T) {
 			t.Errorf("the server listened on %q, the client dialled %q", listened, dialled)
 		}
 	})
+}
+
+// TestForwardPolicy: the server's forwarding policy, as the user sees it.
+// By default a -R that asks for every interface listens on the loopback
+// address, and the client's notification bar says so; a server that does
+// not listen for its clients refuses -R, and one that does not dial for
+// them refuses -L, each refusal on the bar.
+func TestForwardPolicy(t *testing.T) {
+	const rName = "-R 0.0.0.0:8080:localhost:3000"
+	for _, tc := range []struct {
+		name   string
+		policy session.ForwardPolicy
+		listen string // where the server listens, "" nowhere
+		bar    string
+		local  bool // try a -L connection
+	}{
+		{"default", session.ForwardPolicy{}, "127.0.0.1:8080",
+			rName + ": the server listens on 127.0.0.1:8080 only", false},
+		{"clientspecified", session.ForwardPolicy{Gateway: session.GatewayClientSpecified}, "0.0.0.0:8080", "", false},
+		{"no remote", session.ForwardPolicy{TCP: session.TCPLocal}, "",
+			rName + ": refused by the server (allow-tcp", false},
+		{"no local", session.ForwardPolicy{TCP: session.TCPRemote}, "127.0.0.1:8080",
+			"-L 5432:db:5432: refused by the server (allow-tcp-forwarding remote)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				r.quiet = true
+				var mu sync.Mutex
+				var listened []string
+				dialled := 0
+				r.startServer(session.ServerConfig{Forwarding: tc.policy,
+					Listen: func(hp string) (session.Listener, error) {
+						mu.Lock()
+						defer mu.Unlock()
+						listened = append(listened, hp)
+						return newPipeListener(), nil
+					},
+					Dial: func(hp string) (io.ReadWriteCloser, error) {
+						mu.Lock()
+						dialled++
+						mu.Unlock()
+						return echoDial(hp)
+					}})
+				l := newPipeListener()
+				r.startClient(session.ClientConfig{
+					RemoteForwards: []session.RemoteForward{{Name: rName, Listen: "0.0.0.0:8080", Dest: "localhost:3000"}},
+					Forwards: []session.Forward{{Name: "-L 5432:db:5432", Listener: l,
+						Target: func(io.ReadWriteCloser) (string, error) { return "db:5432", nil }}},
+					DialTCP: echoDial,
+				})
+				r.waitScreen(ready, 5*time.Second)
+				if tc.local {
+					c := l.connect(t)
+					done := make(chan error, 1)
+					go func() { _, err := c.Read(make([]byte, 1)); done <- err }()
+					select {
+					case err := <-done:
+						if !errors.Is(err, io.EOF) {
+							t.Errorf("the refused -L connection read %v, want EOF", err)
+						}
+					case <-time.After(5 * time.Second):
+						t.Error("the refused -L connection was not closed")
+					}
+					c.Close()
+				}
+				if tc.bar != "" {
+					r.waitScreen(tc.bar, 5*time.Second)
+				} else {
+					time.Sleep(2 * time.Second)
+					if r.term.Contains("listens") || r.term.Contains("refused") {
+						t.Errorf("a notice on the screen:\n%s", strings.Join(r.term.Screen(), "\n"))
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if want := []string{tc.listen}; tc.listen == "" && len(listened) > 0 || tc.listen != "" && !slices.Equal(listened, want) {
+					t.Errorf("the server listened on %q, want %q", listened, tc.listen)
+				}
+				if dialled != 0 {
+					t.Errorf("the server dialled %d times", dialled)
+				}
+			})
+		})
+	}
 }

@@ -257,8 +257,8 @@ func newClient(cfg ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.chans = newChannels(false, c.tr.Current().PushChannel, c.tr.Current().ChannelBytes, c.dialService, logf)
-	c.chans.closed = c.channelClosed
+	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf)
+	c.chans.closed, c.chans.notice = c.channelClosed, c.channelClosed
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
@@ -621,11 +621,11 @@ func (c *client) startForwards(now time.Time) {
 	}
 	c.remoteFwd = map[uint32]RemoteForward{}
 	for _, rf := range c.cfg.RemoteForwards {
-		c.remoteFwd[c.chans.openListen(rf.Listen)] = rf
+		c.remoteFwd[c.chans.openListen(rf.Listen, rf.Name)] = rf
 	}
 	for _, f := range c.cfg.Forwards {
 		target := f.Target
-		c.chans.listenService(f.Listener, func(conn io.ReadWriteCloser) (string, error) {
+		c.chans.listenService(f.Listener, f.Name, true, func(conn io.ReadWriteCloser) (string, error) {
 			addr, err := target(conn)
 			return ServiceTCP(addr), err
 		})
@@ -646,27 +646,31 @@ func (c *client) takeChannels() {
 }
 
 // dialService says how to reach a service the server opens a channel for:
-// only the agent, and only when the user forwards it.
-func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error), bool) {
+// the agent, and only when the user forwards it, and the connections to
+// the listeners of the user's -R.
+func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error), error) {
 	if id, ok := strings.CutPrefix(service, "forwarded:"); ok && c.cfg.DialTCP != nil {
 		n, err := strconv.ParseUint(id, 10, 32)
 		rf, ok := c.remoteFwd[uint32(n)]
 		if err != nil || !ok {
-			return nil, false // not a listener the user asked for
+			return nil, errNotForwarded // not a listener the user asked for
 		}
-		return func() (io.ReadWriteCloser, error) { return c.cfg.DialTCP(rf.Dest) }, true
+		return func() (io.ReadWriteCloser, error) { return c.cfg.DialTCP(rf.Dest) }, nil
 	}
 	if service != ServiceAgent || c.cfg.DialAgent == nil {
-		return nil, false
+		return nil, errNotForwarded
 	}
-	return c.cfg.DialAgent, true
+	return c.cfg.DialAgent, nil
 }
 
-// channelClosed tells the user when the server could not listen for a -R.
-func (c *client) channelClosed(id uint32, why string) {
-	if rf, ok := c.remoteFwd[id]; ok && why != "" {
-		c.notify.Set(rf.Name+": "+why, false, errorMessageLife, time.Now())
-		c.logf("%s: %s", rf.Name, why)
+// channelClosed tells the user on the notification bar what the server
+// said about a forward: why it refused or closed a connection (it could
+// not listen for a -R, its policy forbids it, the destination refused),
+// or where it listens for a -R when not where asked.
+func (c *client) channelClosed(label, why string) {
+	if label != "" && why != "" {
+		c.notify.Set(label+": "+why, false, errorMessageLife, time.Now())
+		c.logf("%s: %s", label, why)
 	}
 }
 

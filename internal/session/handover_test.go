@@ -3,8 +3,11 @@ package session_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -131,5 +134,88 @@ func TestResumeEpoch(t *testing.T) {
 		if sb[0] != "50" || strings.Contains(strings.Join(sb, ","), "skipped") {
 			t.Errorf("the resumed terminal's scrollback starts %q (want line 50, seq's 50)", sb[:min(3, len(sb))])
 		}
+	})
+}
+
+// gatedDial is a server Dial whose dials end only when the test lets
+// them: each returns one end of a pipe whose other end (the destination)
+// the test holds.
+type gatedDial struct {
+	mu    sync.Mutex
+	gates []chan struct{}
+	dests []net.Conn
+}
+
+func (g *gatedDial) dial(string) (io.ReadWriteCloser, error) {
+	gate := make(chan struct{})
+	a, b := net.Pipe()
+	g.mu.Lock()
+	g.gates, g.dests = append(g.gates, gate), append(g.dests, b)
+	g.mu.Unlock()
+	<-gate
+	return a, nil
+}
+
+// calls is how many dials started.
+func (g *gatedDial) calls() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.gates)
+}
+
+// release ends dial i and returns its destination's end.
+func (g *gatedDial) release(i int) net.Conn {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	close(g.gates[i])
+	return g.dests[i]
+}
+
+// TestDialAcrossTakeover: a dial still pending for the previous client's
+// channel when a new client takes the session over ends onto nothing,
+// even though the new client numbers its channels from the start again:
+// the new client's connection on the same channel number reaches its own
+// destination alone, and the stale one is closed.
+func TestDialAcrossTakeover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		control := make(chan session.ControlRequest)
+		g := &gatedDial{}
+		r.startServer(session.ServerConfig{Control: control, Dial: g.dial})
+		l1 := newPipeListener()
+		target := func(io.ReadWriteCloser) (string, error) { return "db:5432", nil }
+		r.startClient(session.ClientConfig{Forwards: []session.Forward{{Name: "-L 5432:db:5432", Listener: l1, Target: target}}})
+		r.waitScreen(ready, 2*time.Second)
+		c1 := l1.connect(t)
+		defer c1.Close()
+		r.waitFor("the first client's dial", 2*time.Second, func() bool { return g.calls() == 1 })
+
+		reply := make(chan session.ControlReply, 1)
+		control <- session.ControlRequest{Op: session.ControlAttach, From: "203.0.113.9", Reply: reply}
+		rep := <-reply
+		l2 := newPipeListener()
+		term2, _, _ := r.secondClient(netip.MustParseAddr("192.0.2.77"), rep.Key, session.ClientConfig{Epoch: 1,
+			Forwards: []session.Forward{{Name: "-L 5432:db:5432", Listener: l2, Target: target}}})
+		waitTerm(t, term2, ready, 2*time.Second)
+		c2 := l2.connect(t)
+		defer c2.Close()
+		r.waitFor("the second client's dial", 2*time.Second, func() bool { return g.calls() == 2 })
+
+		stale := g.release(0) // the old client's channel 2 ends its dial now
+		time.Sleep(time.Second)
+		fresh := g.release(1)
+		go c2.Write([]byte("hello"))
+		got := make([]byte, 5)
+		fresh.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadFull(fresh, got); err != nil || string(got) != "hello" {
+			t.Errorf("the new client's destination read %q, %v; want hello", got, err)
+		}
+		stale.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if n, err := stale.Read(make([]byte, 16)); !errors.Is(err, io.EOF) {
+			t.Errorf("the stale dial's destination read %d bytes, %v; want it closed", n, err)
+		}
+		fresh.Close()
+		stale.Close()
 	})
 }

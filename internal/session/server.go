@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +62,10 @@ type ServerConfig struct {
 	// Listen, if not nil, listens on a TCP "host:port" for a listening
 	// channel the client opens (gosh connect -R); nil refuses them.
 	Listen func(hostPort string) (Listener, error)
+	// Forwarding is what forwarding the server allows (Dial and Listen
+	// permitting): the zero value allows -L, -D and -R, and listens for
+	// -R on the loopback address only.
+	Forwarding ForwardPolicy
 	// Scrollback is how many lines that scrolled off the screen the
 	// server keeps for a gosh client's scrollback (the zero value:
 	// DefaultScrollback).
@@ -109,20 +112,8 @@ func newServer(cfg ServerConfig) (*server, error) {
 		return nil, err
 	}
 	tr.SetEpochStates(epochStates)
-	// The client opens TCP channels (-L, -D): the server dials them.
-	dial := func(service string) (func() (io.ReadWriteCloser, error), bool) {
-		addr, ok := strings.CutPrefix(service, "tcp:")
-		if !ok || cfg.Dial == nil {
-			return nil, false
-		}
-		return func() (io.ReadWriteCloser, error) { return cfg.Dial(addr) }, true
-	}
-	chans := newChannels(true, term.PushChannel, term.ChannelBytes, dial, logf)
-	if cfg.Listen != nil {
-		chans.listen = func(addr string) (func() (Listener, error), bool) {
-			return func() (Listener, error) { return cfg.Listen(addr) }, true
-		}
-	}
+	chans := newChannels(true, term, cfg.dialService, logf)
+	chans.listen = cfg.listenService // the client's -R
 	s := &server{
 		chans: chans,
 		input: vt.NewUserStream(),
@@ -296,7 +287,7 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	s.pushScrollback()
 	if s.cfg.Agent != nil && !s.listening {
 		s.listening = true
-		s.chans.listenService(s.cfg.Agent, fixed(ServiceAgent))
+		s.chans.listenService(s.cfg.Agent, "the agent socket", true, fixed(ServiceAgent))
 	}
 	switch {
 	case s.exit:
