@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
 	"reflect"
@@ -226,6 +227,11 @@ func TestServerFlags(t *testing.T) {
 		{"pacing", []string{"new", "--pacing", "mosh"}, ServerOptions{Options: daemon.Options{Pacing: ssp.PacingMosh}}},
 		{"scrollback", []string{"new", "--scrollback", "500"}, ServerOptions{Options: daemon.Options{Scrollback: 500}}},
 		{"no scrollback", []string{"new", "--scrollback", "0"}, ServerOptions{Options: daemon.Options{Scrollback: session.NoScrollback}}},
+		{"forwarding policy", []string{"new", "--allow-tcp-forwarding=local", "--gateway-ports", "clientspecified", "--allow-agent-forwarding=no"},
+			ServerOptions{Options: daemon.Options{Forwarding: session.ForwardPolicy{TCP: session.TCPLocal, Gateway: session.GatewayClientSpecified, Agent: session.AgentNo}}}},
+	}
+	for _, v := range forwardPolicyVars {
+		unsetenv(t, v.env)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,6 +263,7 @@ func TestServerBadArgs(t *testing.T) {
 		{"s and i", []string{"new", "-s", "-i", "::1"}, "cannot be combined"},
 		{"stray argument", []string{"new", "x"}, "unexpected argument"},
 		{"bad pacing", []string{"new", "--pacing=fast"}, "unknown pacing"},
+		{"bad gateway ports", []string{"new", "--gateway-ports=maybe"}, `bad value "maybe" (want no, clientspecified, yes)`},
 		{"unknown flag", []string{"new", "-Z"}, "unknown shorthand flag"},
 		{"negative scrollback", []string{"new", "--scrollback", "-1"}, "bad line count \"-1\""},
 		{"huge scrollback", []string{"new", "--scrollback", "99999999999"}, "want 0 (none) to 1000000"},
@@ -274,6 +281,48 @@ func TestServerBadArgs(t *testing.T) {
 				t.Errorf("server %q reached runF", tc.args)
 			}
 		})
+	}
+}
+
+// TestForwardPolicyEnv: the GOSH_ variables set what the flags leave at
+// their defaults; where both are given, the stricter applies; a bad value
+// is a usage error naming the variable.
+func TestForwardPolicyEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want session.ForwardPolicy
+	}{
+		{"env alone", map[string]string{"GOSH_GATEWAY_PORTS": "yes", "GOSH_ALLOW_TCP_FORWARDING": "remote"}, nil,
+			session.ForwardPolicy{TCP: session.TCPRemote, Gateway: session.GatewayYes}},
+		{"stricter env", map[string]string{"GOSH_GATEWAY_PORTS": "no", "GOSH_ALLOW_AGENT_FORWARDING": "no"},
+			[]string{"--gateway-ports=yes", "--allow-agent-forwarding=yes"}, session.ForwardPolicy{Agent: session.AgentNo}},
+		{"stricter flag", map[string]string{"GOSH_ALLOW_TCP_FORWARDING": "local"}, []string{"--allow-tcp-forwarding=remote"},
+			session.ForwardPolicy{TCP: session.TCPNo}},
+		{"empty is unset", map[string]string{"GOSH_GATEWAY_PORTS": ""}, []string{"--gateway-ports=clientspecified"},
+			session.ForwardPolicy{Gateway: session.GatewayClientSpecified}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, v := range forwardPolicyVars {
+				unsetenv(t, v.env)
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			got, err := parseServer(t, append([]string{"new"}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Forwarding != tc.want {
+				t.Errorf("policy %+v, want %+v", got.Forwarding, tc.want)
+			}
+		})
+	}
+	t.Setenv("GOSH_GATEWAY_PORTS", "sometimes")
+	_, err := parseServer(t, "new")
+	if _, ok := err.(*usageError); !ok || !strings.Contains(fmt.Sprint(err), `GOSH_GATEWAY_PORTS: bad value "sometimes"`) {
+		t.Errorf("a bad GOSH_GATEWAY_PORTS: %v", err)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -712,6 +714,86 @@ func TestE2EPortForwarding(t *testing.T) {
 	}
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2ERemoteForwardLoopback: gosh connect -R 0.0.0.0:P:... against a
+// gosh server with the default policy listens on 127.0.0.1:P alone (as
+// sshd's GatewayPorts no), says so on the notification bar, and forwards
+// from there; with GOSH_GATEWAY_PORTS=clientspecified in the server's
+// environment it listens where asked.
+func TestE2ERemoteForwardLoopback(t *testing.T) {
+	t.Parallel()
+	echo := startEchoServer(t)
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		where []string // the listening socket's local address in /proc/net/tcp or tcp6, one of
+		bar   string
+	}{
+		{"default", nil, []string{"0100007F"}, "the server listens on 127.0.0.1:%d only"},
+		// Go listens on [::] for 0.0.0.0 where it can.
+		{"clientspecified", []string{"GOSH_GATEWAY_PORTS=clientspecified"}, []string{"00000000", strings.Repeat("0", 32)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := freeTCPPort(t)
+			server := startGoshServer(t, tc.env...)
+			dir := t.TempDir()
+			client := fmt.Sprintf("MOSH_KEY=%s %s connect -R 0.0.0.0:%d:127.0.0.1:%d --direct 127.0.0.1 %d",
+				server.Key, goshBin, port, echo.Port(), server.Port)
+			tm := e2etest.NewTmux(t, 120, 24, localeEnv, clientWrapper(dir, client)...)
+			if tc.bar != "" {
+				tm.WaitForText(10*time.Second, fmt.Sprintf(tc.bar, port)) // over the prompt, for 3 s
+			}
+			tm.WaitForText(10*time.Second, prompt)
+			var c net.Conn
+			for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				var err error
+				if c, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+					break
+				}
+				if time.Now().After(end) {
+					t.Fatalf("nothing listens on 127.0.0.1:%d: %v", port, err)
+				}
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			msg := []byte("via -R")
+			c.Write(msg)
+			back := make([]byte, len(msg))
+			if _, err := io.ReadFull(c, back); err != nil || !bytes.Equal(back, msg) {
+				t.Fatalf("through -R: %q, %v", back, err)
+			}
+			if got := listeningOn(t, port); len(got) != 1 || !slices.Contains(tc.where, got[0]) {
+				t.Errorf("listening sockets on port %d: %q, want one of %q alone", port, got, tc.where)
+			}
+			tm.Send("exit\r")
+			tm.WaitForText(10*time.Second, "client-exit=0")
+		})
+	}
+}
+
+// listeningOn returns the local addresses, as /proc/net/tcp and tcp6 spell
+// them, of the sockets listening on TCP port.
+func listeningOn(t *testing.T, port int) []string {
+	t.Helper()
+	var out []string
+	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue // no IPv6
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 4 || f[3] != "0A" { // LISTEN
+				continue
+			}
+			addr, p, ok := strings.Cut(f[1], ":")
+			if n, err := strconv.ParseUint(p, 16, 16); ok && err == nil && int(n) == port {
+				out = append(out, addr)
+			}
+		}
+	}
+	return out
 }
 
 // startEchoServer serves TCP echo on the loopback address until the test

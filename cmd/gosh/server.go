@@ -15,6 +15,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bootstrap"
 	"github.com/gosh-term/gosh/internal/connectline"
 	"github.com/gosh-term/gosh/internal/daemon"
+	"github.com/gosh-term/gosh/internal/session"
 )
 
 // ServerOptions is everything "gosh server new" was asked to do. The flags
@@ -72,6 +73,13 @@ func newServerNewCmd(runF func(*ServerOptions) error) *cobra.Command {
 "MOSH CONNECT <port> <key>" on stdout, detach from the terminal and the SSH
 session, and run the login shell (or COMMAND) in a pseudo-terminal.
 
+Forwarding (gosh connect -L, -D, -R, -A) follows sshd's rules and
+defaults: --allow-tcp-forwarding (yes, local: -L/-D only, remote: -R only,
+no), --gateway-ports (no: -R listens on the loopback address whatever the
+client asks; clientspecified; yes) and --allow-agent-forwarding (yes, no).
+GOSH_ALLOW_TCP_FORWARDING, GOSH_GATEWAY_PORTS and GOSH_ALLOW_AGENT_FORWARDING
+set the same in the environment; where both are set, the stricter applies.
+
 Environment: MOSH_SERVER_NETWORK_TMOUT=N exits after N seconds without
 hearing from the client; MOSH_SERVER_SIGNAL_TMOUT=N lets SIGUSR1 end a
 session idle for N seconds.`,
@@ -97,6 +105,11 @@ session idle for N seconds.`,
 			if o.BindSSH && o.BindIP.IsValid() {
 				return usagef("%s: -s and -i cannot be combined", name)
 			}
+			fwd, err := forwardPolicyEnv(o.Forwarding, os.Getenv, cmd.Flags().Changed)
+			if err != nil {
+				return usagef("%s: %v", name, err)
+			}
+			o.Forwarding = fwd
 			o.Stdin, o.Stdout, o.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			o.ctx = cmd.Context()
 			return runF(o)
@@ -112,6 +125,9 @@ session idle for N seconds.`,
 	f.CountVarP(&o.Verbose, "verbose", "v", "log more and keep stderr open (repeatable)")
 	f.Var(&o.Pacing, "pacing", "when screen updates are sent: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
 	f.BoolVar(&o.ForwardAgent, "forward-agent", false, "give the program an SSH_AUTH_SOCK that a gosh client forwards to its agent (gosh connect -A passes this)")
+	f.Var(&o.Forwarding.TCP, "allow-tcp-forwarding", "which TCP forwarding to take part in: yes, local (gosh connect -L and -D only), remote (-R only) or no")
+	f.Var(&o.Forwarding.Gateway, "gateway-ports", "where -R listens: no (the loopback address, whatever the client asks), clientspecified or yes (every interface)")
+	f.Var(&o.Forwarding.Agent, "allow-agent-forwarding", "whether --forward-agent gives the program an agent socket: yes or no")
 	f.Var(&o.Scrollback, "scrollback", "lines that scrolled off the screen to keep for a gosh client's scrollback (0: none)")
 	f.StringVarP(&ignored, "at", "@", "", "ignored (accepted for mosh-server compatibility)")
 	_ = f.MarkHidden("at")
@@ -122,6 +138,9 @@ session idle for N seconds.`,
 // line on stdout and the detach banner on stderr, exactly as mosh-server
 // does, and return (detaching from whatever ran us).
 func runServer(ctx context.Context, o *ServerOptions) error {
+	if o.ForwardAgent && o.Forwarding.Agent != session.AgentYes {
+		fmt.Fprintln(o.Stderr, "gosh server: agent forwarding is off on this server (allow-agent-forwarding no); not forwarding the agent")
+	}
 	stdin, _ := o.Stdin.(*os.File)
 	st, err := daemon.Start(ctx, o.Options, stdin, o.Stderr)
 	if err != nil {
@@ -136,6 +155,40 @@ func runServer(ctx context.Context, o *ServerOptions) error {
 	}
 	_, err = o.Stderr.Write(connectline.AppendDetached(nil, connectline.Detached{PID: st.PID, Session: st.Session}))
 	return err
+}
+
+// The environment variables of the forwarding policy and their flags, as
+// sshd's options.
+var forwardPolicyVars = []struct {
+	env, flag string
+	set       func(p *session.ForwardPolicy, v string) error
+}{
+	{"GOSH_ALLOW_TCP_FORWARDING", "allow-tcp-forwarding", func(p *session.ForwardPolicy, v string) error { return p.TCP.Set(v) }},
+	{"GOSH_GATEWAY_PORTS", "gateway-ports", func(p *session.ForwardPolicy, v string) error { return p.Gateway.Set(v) }},
+	{"GOSH_ALLOW_AGENT_FORWARDING", "allow-agent-forwarding", func(p *session.ForwardPolicy, v string) error { return p.Agent.Set(v) }},
+}
+
+// forwardPolicyEnv applies the environment's forwarding policy to flags,
+// the policy of the command line: a variable set (not empty) replaces
+// the default of a flag not given, and where both are given the stricter
+// applies (changed reports whether a flag was given).
+func forwardPolicyEnv(flags session.ForwardPolicy, getenv func(string) string, changed func(flag string) bool) (session.ForwardPolicy, error) {
+	p := flags
+	for _, v := range forwardPolicyVars {
+		s := getenv(v.env)
+		if s == "" {
+			continue
+		}
+		q := p
+		if err := v.set(&q, s); err != nil {
+			return flags, fmt.Errorf("%s: %v", v.env, err)
+		}
+		if changed(v.flag) {
+			q = p.Stricter(q)
+		}
+		p = q
+	}
+	return p, nil
 }
 
 // addrValue is a numeric IP address flag (pflag.Value).

@@ -35,8 +35,13 @@ type Options struct {
 	// Pacing is when screen updates are sent (--pacing; ssp.Pacing).
 	Pacing ssp.Pacing
 	// ForwardAgent gives the program an SSH_AUTH_SOCK whose connections a
-	// gosh client forwards to its agent (--forward-agent; gosh connect -A).
+	// gosh client forwards to its agent (--forward-agent; gosh connect -A),
+	// if Forwarding allows.
 	ForwardAgent bool
+	// Forwarding is what forwarding the server allows its client
+	// (--allow-tcp-forwarding, --gateway-ports, --allow-agent-forwarding
+	// and their GOSH_ variables); the zero value is sshd's defaults.
+	Forwarding session.ForwardPolicy
 	// Scrollback is how many lines that scrolled off the screen the
 	// server keeps for a gosh client's own scrollback (--scrollback); the
 	// zero value is session.DefaultScrollback.

@@ -80,7 +80,9 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 	}
 	env := cfg.Env
 	var agent *agentSocket
-	if cfg.Options.ForwardAgent {
+	if cfg.Options.ForwardAgent && cfg.Options.Forwarding.Agent != session.AgentYes {
+		logf("agent forwarding is off here (allow-agent-forwarding %v): no SSH_AUTH_SOCK", cfg.Options.Forwarding.Agent)
+	} else if cfg.Options.ForwardAgent {
 		if agent, err = listenAgent(); err != nil {
 			conn.Close()
 			return session.ServerConfig{}, err
@@ -104,7 +106,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 			if agent != nil {
 				sc.Agent = agent
 			}
-			sc.Dial, sc.Listen = dialTCP, listenTCP
+			sc.Dial, sc.Listen, sc.Forwarding = dialTCP, listenTCP, cfg.Options.Forwarding
 			return sc, nil
 		}
 		prog.Close()
