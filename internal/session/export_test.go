@@ -6,3 +6,9 @@ const (
 	OutputBurst = outputBurst
 	OutputDebt  = outputDebt
 )
+
+// The gosh_caps bits of the session's extensions, for hostile peers.
+const (
+	CapChannels   = capChannels
+	CapScrollback = capScrollback
+)

@@ -291,3 +291,134 @@ func TestFloodWithoutKey(t *testing.T) {
 		}
 	})
 }
+
+// hostileOpens is how many channel opens (of hostileService) a hostile
+// peer puts in each diff: about as many as a state takes
+// (vt.MaxChannelBacklog).
+const (
+	hostileService = "tcp:127.0.0.1:22"
+	hostileOpens   = vt.MaxChannelBacklog/(vt.ChannelMessageCost+len(hostileService)) - 1000
+)
+
+// TestHostileServerChannelOpens: a compromised server opens channels the
+// client refuses, tens of thousands a diff, and never acknowledges the
+// client's states: the client's state, which would hold a Close for each,
+// stays bounded, and the client keeps working.
+func TestHostileServerChannelOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.startClient(session.ClientConfig{})
+		a := newAttacker(t, r.srvPC, r.key, gcrypto.ToClient, r.cliConn.LocalAddr())
+		a.follow()
+		time.Sleep(100 * time.Millisecond)
+		before := heapNow()
+		caps := uint64(session.CapChannels)
+		prev, id := vt.NewComplete(80, 24), uint32(1)
+		for n := range 20 {
+			next := prev.Clone()
+			next.TrimChannels(next.ChannelTotal()) // the client took them
+			for range hostileOpens {
+				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(hostileService)})
+				id += 2
+			}
+			a.instruction(ssp.Instruction{OldNum: uint64(n), NewNum: uint64(n + 1), ThrowawayNum: uint64(n), Diff: next.Diff(prev), GoshCaps: caps})
+			prev = next
+			time.Sleep(200 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		checkHeapCeiling(t, "client", before)
+		last := prev.Clone()
+		last.Feed([]byte("survived"), nil)
+		a.instruction(ssp.Instruction{OldNum: 20, NewNum: 21, ThrowawayNum: 20, Diff: last.Diff(prev), GoshCaps: caps})
+		r.waitScreen("survived", 5*time.Second)
+	})
+}
+
+// TestHostileClientChannelOpens: the same from a compromised client
+// against the server, which refuses every open (it forwards nothing).
+func TestHostileClientChannelOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.startServer(session.ServerConfig{})
+		a := newAttacker(t, r.cliPC, r.key, gcrypto.ToServer, serverAddr)
+		a.follow()
+		time.Sleep(100 * time.Millisecond)
+		before := heapNow()
+		caps := uint64(session.CapChannels)
+		prev, id, num := vt.NewUserStream(), uint32(2), uint64(0)
+		send := func(next *vt.UserStream) {
+			a.instruction(ssp.Instruction{OldNum: num, NewNum: num + 1, ThrowawayNum: num, Diff: next.Diff(prev), GoshCaps: caps})
+			prev, num = next, num+1
+		}
+		for range 20 {
+			// A state of opens, then one with a resize alone, from which
+			// the server drops what it took (its receiver subtracts the
+			// state the client threw the others away for).
+			next := prev.Clone()
+			next.Subtract(next)
+			for range hostileOpens {
+				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(hostileService)})
+				id += 2
+			}
+			send(next)
+			time.Sleep(100 * time.Millisecond)
+			next = prev.Clone()
+			next.Subtract(next)
+			next.PushResize(80, 24)
+			send(next)
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		checkHeapCeiling(t, "server", before)
+		last := prev.Clone()
+		last.Subtract(last)
+		last.PushKeys([]byte("\recho survived\r"))
+		send(last)
+		r.waitFor("the shell to run the last command", 5*time.Second, func() bool {
+			return bytes.Contains(r.shell.Received(), []byte("echo survived\r"))
+		})
+	})
+}
+
+// TestHostileServerScrollback: a compromised server sends as many
+// scrollback lines as each state takes, state after state, faster than
+// the terminal takes them: the client holds at most its queue's bound,
+// tells the user how many lines it skipped, and keeps working.
+func TestHostileServerScrollback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		r.startClient(session.ClientConfig{})
+		a := newAttacker(t, r.srvPC, r.key, gcrypto.ToClient, r.cliConn.LocalAddr())
+		a.follow()
+		time.Sleep(100 * time.Millisecond)
+		before := heapNow()
+		caps := uint64(session.CapScrollback)
+		text := []byte(strings.Repeat("x", 40))
+		per := vt.MaxScrollBacklog/(vt.ScrollLineCost+len(text)) - 100
+		prev, line := vt.NewComplete(80, 24), uint64(0)
+		for n := range 20 {
+			next := prev.Clone()
+			next.TrimScroll(next.ScrollTotal())
+			for range per {
+				next.PushScroll(vt.ScrollLine{Line: line, Text: text, Width: 80})
+				line++
+			}
+			a.instruction(ssp.Instruction{OldNum: uint64(n), NewNum: uint64(n + 1), ThrowawayNum: uint64(n), Diff: next.Diff(prev), GoshCaps: caps})
+			prev = next
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		checkHeapCeiling(t, "client", before)
+		last := prev.Clone()
+		last.TrimScroll(last.ScrollTotal())
+		last.Feed([]byte("survived"), nil)
+		a.instruction(ssp.Instruction{OldNum: 20, NewNum: 21, ThrowawayNum: 20, Diff: last.Diff(prev), GoshCaps: caps})
+		r.waitScreen("survived", time.Minute)
+		r.waitFor("a marker of skipped lines", time.Minute, func() bool {
+			return strings.Contains(strings.Join(r.term.Scrollback(), "\n"), "lines skipped]")
+		})
+	})
+}

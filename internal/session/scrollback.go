@@ -30,6 +30,20 @@ const (
 	scrollLinesInFlight = 1000
 )
 
+// queueLines and queueBytes bound the lines a client holds for its
+// terminal's scrollback that the terminal has not taken yet (the queue):
+// what a server may send is bounded per state (vt.MaxScrollBacklog), but
+// the client takes each state's lines at once and the terminal takes them
+// a screenful per round trip, so a server (a hostile one, or a fast one
+// before a slow terminal) could make the queue grow without end. Past
+// them the oldest lines the terminal has not been given are dropped, and
+// a "[gosh: N lines skipped]" line says so, as for lines the server's
+// history dropped.
+const (
+	queueLines = 2 * DefaultScrollback
+	queueBytes = 4 << 20
+)
+
 // pushScrollback moves lines from the history into the state for a client
 // that takes them, as long as what is in flight stays under the bounds
 // above. It runs on every loop iteration (acks make room) and after every
@@ -82,10 +96,51 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 	}
 	c.scrollPos = remote.ScrollTotal()
 	remote.TrimScroll(c.scrollPos)
+	if len(out) > 0 {
+		out = c.boundQueue(out)
+	}
 	if len(out) == 0 && len(c.queue) == 0 {
 		c.pushedTo(c.histNext) // the terminal has them all (or there were none)
 	}
 	return out
+}
+
+// boundQueue returns the new lines to append to the queue, dropping the
+// oldest of the queue beyond the lines its top rows show (c.onTop), and of
+// the new lines, so that the queue stays within queueLines and
+// queueBytes; a marker line takes the place of those dropped. The queue
+// is replaced, not changed in place: a snapshot (resize.go) may hold it.
+func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
+	size := func(l vt.ScrollLine) int { return len(l.Text) + vt.ScrollLineCost }
+	n, bytes := len(c.queue)+len(add), 0
+	for _, l := range c.queue {
+		bytes += size(l)
+	}
+	for _, l := range add {
+		bytes += size(l)
+	}
+	if n <= queueLines && bytes <= queueBytes {
+		return add
+	}
+	// Drop from the joined tail of the queue and the new lines, oldest
+	// first, keeping room for the marker.
+	tail := append(slices.Clone(c.queue[c.onTop:]), add...)
+	drop := 0
+	for drop < len(tail) && (n-drop+1 > queueLines || bytes+vt.ScrollLineCost+64 > queueBytes) {
+		bytes -= size(tail[drop])
+		drop++
+	}
+	if drop == 0 {
+		return add
+	}
+	first := tail[0].Line
+	next := c.histNext
+	if drop < len(tail) {
+		next = tail[drop].Line
+	}
+	text := fmt.Appendf(nil, "[gosh: %d lines skipped]", next-first)
+	c.queue = c.queue[:c.onTop:c.onTop]
+	return append([]vt.ScrollLine{{Line: first, Text: text, Width: len(text)}}, tail[drop:]...)
 }
 
 // pushedTo tells the session's record (ClientConfig.ScrollPushed) that
