@@ -64,9 +64,11 @@ race:
 
 # hostile runs the tests that build only without the race detector: hostile
 # peers and memory bounds, which allocate hundreds of megabytes or push tens
-# of thousands of datagrams (//go:build !race).
+# of thousands of datagrams (//go:build !race), and the peak RSS of the real
+# binaries under each attack (GOSH_HOSTILE_MOSH=1 adds stock Mosh's).
 hostile:
 	$(GO) test -timeout $(TESTTIMEOUT) -run 'Hostile|Memory|Budget|Flood|Forward' ./internal/ssp ./internal/session
+	$(GO) test -timeout $(TESTTIMEOUT) -run 'TestHostilePeakRSS' ./cmd/gosh
 
 # wine-test cross-compiles the tests of the packages with Windows code
 # (and the cores under them) for windows/amd64 and runs them under Wine,

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/gosh-term/gosh/internal/bootstrap"
@@ -27,6 +28,9 @@ import (
 // one locally, or take it from the command line), then run the session on
 // the user's terminal.
 func runConnect(ctx context.Context, o *ConnectOptions) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(session.MemoryLimit)
+	}
 	logf := func(string, ...any) {}
 	if o.Verbose > 0 {
 		logf = func(format string, args ...any) { fmt.Fprintf(o.Stderr, "gosh: "+format+"\r\n", args...) }

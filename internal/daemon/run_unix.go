@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -26,6 +27,9 @@ import (
 // configuration, binds the UDP port, makes the key, starts the program,
 // reports the port and key back, and serves the session until it ends.
 func Run(ctx context.Context) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(session.MemoryLimit)
+	}
 	cfgFile, statFile := os.NewFile(configFD, "config"), os.NewFile(statusFD, "status")
 	if cfgFile == nil || statFile == nil {
 		return errors.New("daemon: the daemon is started by \"gosh server new\", not by hand")
