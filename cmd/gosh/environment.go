@@ -38,6 +38,9 @@ var environment = []envGroup{
 		{"MOSH_SERVER_NETWORK_TMOUT", "seconds without hearing from the client after which the session ends", "0, never"},
 		{"MOSH_SERVER_SIGNAL_TMOUT", "seconds the client must have been silent for SIGUSR1 to end the session", "0, SIGUSR1 always ends it"},
 		{"GOSH_SERVER_CPUPROFILE", "file name: each session writes a CPU profile to NAME.PID, for go tool pprof", "none"},
+		{"GOSH_ALLOW_TCP_FORWARDING", "which TCP forwarding the server takes part in, as --allow-tcp-forwarding: yes, local (-L and -D only), remote (-R only) or no; with the flag too, the stricter applies", "yes"},
+		{"GOSH_GATEWAY_PORTS", "where the server listens for -R, as --gateway-ports: no (the loopback address, whatever the client asks), clientspecified or yes (every interface); with the flag too, the stricter applies", "no"},
+		{"GOSH_ALLOW_AGENT_FORWARDING", "whether --forward-agent gives the program an agent socket, as --allow-agent-forwarding: yes or no; with the flag too, the stricter applies", "yes"},
 	}},
 	{"internal", []envVar{
 		{"GOSH_PTY_HELPER", "set by gosh on Windows for its own pseudo-console helper process; not for users", "unset"},
@@ -52,7 +55,9 @@ COLORTERM=truecolor with a gosh server), TERMINFO and TERMINFO_DIRS to
 find its terminfo entry, the locale variables (LANG, LC_*) to pass to
 the server, SSH_AUTH_SOCK for the agent, and XDG_STATE_HOME for its saved
 sessions. The server's program gets TERM, COLORTERM and
-NCURSES_NO_UTF8_ACS=1 from gosh, and never MOSH_KEY.`
+NCURSES_NO_UTF8_ACS=1 from gosh, and never MOSH_KEY. GOMEMLIMIT, when
+set, replaces the soft memory limit of 64 MiB that gosh connect and the
+session daemon set for themselves.`
 
 // newEnvironmentTopic is "gosh help environment", a help topic.
 func newEnvironmentTopic() *cobra.Command {
