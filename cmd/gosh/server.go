@@ -63,6 +63,10 @@ func newServerDaemonCmd() *cobra.Command {
 	}
 }
 
+// newServerNewCmd is "gosh server new". It is long because it declares,
+// in the one place cobra wants them, mosh-server's flags and gosh's own
+// (pacing, agent, forwarding policy, scrollback), and checks what pflag
+// cannot.
 func newServerNewCmd(runF func(*ServerOptions) error) *cobra.Command {
 	o := &ServerOptions{}
 	var colors, ignored string

@@ -563,20 +563,26 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 	}
 }
 
+// accepted opens a channel for a local connection a listener accepted,
+// if there is room.
+func (cs *channels) accepted(ev chanEvent) {
+	cs.busy.Add(-1) // the accepting goroutine's count: the channel takes it over
+	switch {
+	case ev.gen != cs.gen && !ev.anyGen:
+		ev.conn.Close() // its listening channel is gone
+	case cs.full() || !cs.room(1, chanHeldMax):
+		cs.logf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
+			len(cs.byID), cs.state.ChannelHeld(), ev.accepted)
+		ev.conn.Close()
+	default:
+		cs.open(ev.accepted, ev.label, ev.conn)
+	}
+}
+
 // event acts on a report of a channel's goroutines.
 func (cs *channels) event(ev chanEvent) {
 	if ev.accepted != "" {
-		cs.busy.Add(-1) // the accepting goroutine's count: the channel takes it over
-		switch {
-		case ev.gen != cs.gen && !ev.anyGen:
-			ev.conn.Close() // its listening channel is gone
-		case cs.full() || !cs.room(1, chanHeldMax):
-			cs.logf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
-				len(cs.byID), cs.state.ChannelHeld(), ev.accepted)
-			ev.conn.Close()
-		default:
-			cs.open(ev.accepted, ev.label, ev.conn)
-		}
+		cs.accepted(ev)
 		return
 	}
 	ch := cs.byID[ev.id]
