@@ -98,9 +98,63 @@ func (a *authenticator) signers() ([]ssh.Signer, error) {
 		}
 		out = append(out, f)
 	}
-	out = a.withCertificates(out)
+	out = a.acceptable(a.withCertificates(out))
 	a.logf("bootstrap: %d public keys to offer", len(out))
 	return out, nil
+}
+
+// acceptable applies RequiredRSASize and PubkeyAcceptedAlgorithms to the
+// keys to offer: a smaller RSA key, or one of a type the list leaves out,
+// is not offered; an RSA key may sign only with the algorithms the list
+// allows, preferring them in its order.
+func (a *authenticator) acceptable(keys []ssh.Signer) []ssh.Signer {
+	var out []ssh.Signer
+	for _, k := range keys {
+		pub := k.PublicKey()
+		fp := ssh.FingerprintSHA256(pub)
+		if bits, ok := rsaBits(pub); ok && bits < a.p.algos.requiredRSASize {
+			a.logf("bootstrap: not offering the %d-bit RSA key %s: RequiredRSASize is %d", bits, fp, a.p.algos.requiredRSASize)
+			continue
+		}
+		if a.p.algos.pubkey == nil {
+			out = append(out, k)
+			continue
+		}
+		algos := keyTypeAllowed(pub.Type(), a.p.algos.pubkey)
+		if len(algos) == 0 {
+			a.logf("bootstrap: not offering the %s key %s: PubkeyAcceptedAlgorithms leaves out its type", pub.Type(), fp)
+			continue
+		}
+		r, err := restrictSigner(k, algos)
+		if err != nil {
+			a.logf("bootstrap: not offering the %s key %s: %v", pub.Type(), fp, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// restrictSigner makes s sign only with algos (protocol names for its key
+// type, certificate forms for a certificate), in that order of preference.
+func restrictSigner(s ssh.Signer, algos []string) (ssh.Signer, error) {
+	as, ok := s.(ssh.AlgorithmSigner)
+	if !ok {
+		// It signs with its key type's algorithm only, which algos holds.
+		return s, nil
+	}
+	var plain []string
+	for _, a := range algos {
+		p := plainAlgorithm(a)
+		if ms, ok := s.(ssh.MultiAlgorithmSigner); ok && !slices.Contains(ms.Algorithms(), p) {
+			continue
+		}
+		plain = append(plain, p)
+	}
+	if len(plain) == 0 {
+		return nil, errors.New("it cannot sign with the algorithms PubkeyAcceptedAlgorithms allows")
+	}
+	return ssh.NewSignerWithAlgorithms(as, plain)
 }
 
 // withCertificates puts, before each key, the user certificates for it:

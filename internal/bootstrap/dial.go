@@ -27,11 +27,17 @@ type sshConn struct {
 	// destination; invalid when it was reached through a proxy.
 	reached netip.Addr
 	closers []io.Closer // jump hosts and proxy commands, closed last
+	// stopKeepalive ends the keepalives (ServerAliveInterval); nil when
+	// none are sent.
+	stopKeepalive func()
 }
 
 // Close closes the connection and everything it went through.
 func (c *sshConn) Close() error {
 	err := c.client.Close()
+	if c.stopKeepalive != nil {
+		c.stopKeepalive()
+	}
 	for i := len(c.closers) - 1; i >= 0; i-- {
 		c.closers[i].Close()
 	}
@@ -73,13 +79,24 @@ func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpO
 	if err != nil {
 		return nil, err
 	}
-	client, err := d.handshake(ctx, nc, p, timeout)
+	rc := &readClock{Conn: nc}
+	client, err := d.handshake(ctx, rc, p, timeout)
 	if err != nil {
 		nc.Close()
 		closeAll(closers)
 		return nil, err
 	}
-	return &sshConn{client: client, params: p, reached: reached, closers: closers}, nil
+	c := &sshConn{client: client, params: p, reached: reached, closers: closers}
+	if a := p.algos; a.aliveInterval > 0 {
+		// The log, not stderr: by the time it fires, a session may be
+		// drawing on the terminal (the relay's connection), and it sees
+		// the connection close.
+		c.stopKeepalive = keepAlive(client, rc, a.aliveInterval, a.aliveCountMax, func() {
+			d.logf("bootstrap: timeout, SSH server %s not responding (ServerAliveInterval %v, ServerAliveCountMax %d); closing the connection",
+				dest.host, a.aliveInterval, a.aliveCountMax)
+		})
+	}
+	return c, nil
 }
 
 // transport opens the byte stream to p: TCP, a ProxyCommand, or a
@@ -144,10 +161,15 @@ func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, time
 		})
 	}
 	conf := &ssh.ClientConfig{
+		Config: ssh.Config{
+			Ciphers:      p.algos.ciphers,
+			KeyExchanges: p.algos.kex,
+			MACs:         p.algos.macs,
+		},
 		User:              p.user,
 		Auth:              auth.methods(),
 		HostKeyCallback:   hk.callback(p.hostKeyName()),
-		HostKeyAlgorithms: hk.hostKeyAlgorithms(p.hostKeyName()),
+		HostKeyAlgorithms: hk.hostKeyAlgorithms(p.hostKeyName(), p.algos.hostKeys, p.algos.hostKeysKnownFirst),
 		BannerCallback: func(msg string) error {
 			_, err := io.WriteString(d.stderr, strings.ReplaceAll(msg, "\n", "\r\n"))
 			return err
@@ -165,11 +187,14 @@ func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, time
 // package's typed errors.
 func (d *dialer) handshakeError(ctx context.Context, err error, hk *hostKeyChecker, auth *authenticator, p *hostParams, timeout time.Duration) error {
 	var ne net.Error
+	var ae *ssh.AlgorithmNegotiationError
 	switch {
 	case hk.err != nil:
 		return hk.err
 	case ctx.Err() != nil:
 		return &DialError{Addr: p.dialAddr(), Err: ctx.Err()}
+	case errors.As(err, &ae):
+		return &DialError{Addr: p.dialAddr(), Err: negotiationError(ae, p)}
 	case strings.Contains(err.Error(), "unable to authenticate"):
 		return &AuthError{User: p.user, Host: p.hostname, Methods: auth.tried, Locked: auth.locked, Err: err}
 	case errors.As(err, &ne) && ne.Timeout():
@@ -232,3 +257,34 @@ func closeAll(cs []io.Closer) {
 type promptFunc func(question string, echo bool) (string, error)
 
 func (f promptFunc) Ask(question string, echo bool) (string, error) { return f(question, echo) }
+
+// negotiationError says which setting left the client and the server
+// without a common algorithm, and what each side offered.
+func negotiationError(ae *ssh.AlgorithmNegotiationError, p *hostParams) error {
+	keyword := ""
+	switch {
+	case ae.What == "key exchange":
+		keyword = "kexalgorithms"
+	case ae.What == "host key":
+		keyword = "hostkeyalgorithms"
+	case strings.HasSuffix(ae.What, " cipher"):
+		keyword = "ciphers"
+	case strings.HasSuffix(ae.What, " MAC"):
+		keyword = "macs"
+	}
+	shown := func(algos []string) string {
+		var out []string
+		for _, a := range algos {
+			if !strings.HasPrefix(a, "ext-info-") && !strings.HasPrefix(a, "kex-strict-") {
+				out = append(out, a)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	allows := "that gosh's built-in SSH client implements"
+	if keyword != "" && p.opts.get(keyword) != "" {
+		allows = "that ssh config " + keywords[keyword].name + " allows"
+	}
+	return fmt.Errorf("no common %s: the server offers none %s (gosh offered %s; the server offers %s)",
+		ae.What, allows, shown(ae.SupportedAlgorithms), shown(ae.RequestedAlgorithms))
+}

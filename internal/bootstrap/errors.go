@@ -56,7 +56,7 @@ type HostKeyMismatchError struct {
 
 func (e *HostKeyMismatchError) Error() string {
 	if e.Revoked {
-		return fmt.Sprintf("bootstrap: host key verification failed: the %s key %s of %s is marked @revoked in %s",
+		return fmt.Sprintf("bootstrap: host key verification failed: the %s key %s of %s is revoked (by %s)",
 			e.KeyType, e.Fingerprint, e.Host, strings.Join(e.Known, ", "))
 	}
 	hint := ""
@@ -75,6 +75,21 @@ func (e *HostKeyMismatchError) Error() string {
 
 // Is makes errors.Is(err, ErrHostKeyMismatch) true.
 func (e *HostKeyMismatchError) Is(target error) bool { return target == ErrHostKeyMismatch }
+
+// HostKeyPolicyError reports a host key that ssh_config's settings refuse
+// whatever known_hosts says (RequiredRSASize, an unreadable
+// RevokedHostKeys file).
+type HostKeyPolicyError struct {
+	Host        string
+	KeyType     string
+	Fingerprint string
+	Reason      string
+}
+
+func (e *HostKeyPolicyError) Error() string {
+	return fmt.Sprintf("bootstrap: host key verification failed: refusing the %s key %s of %s: %s",
+		e.KeyType, e.Fingerprint, e.Host, e.Reason)
+}
 
 // AuthError reports that the server accepted none of the methods tried.
 type AuthError struct {

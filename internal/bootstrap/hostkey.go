@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,11 @@ type hostKeyChecker struct {
 	batch       bool     // BatchMode: never ask
 	prompt      Prompter
 	stderr      io.Writer
+	// caSignature, requiredRSASize and revoked are CASignatureAlgorithms,
+	// RequiredRSASize and RevokedHostKeys.
+	caSignature     []string
+	requiredRSASize int
+	revoked         []string
 
 	err    error           // the last verification failure, for the caller's message
 	warned map[string]bool // known_hosts lines already warned about ("file:line")
@@ -32,7 +38,8 @@ type hostKeyChecker struct {
 
 func newHostKeyChecker(p *hostParams, prompt Prompter, stderr io.Writer) *hostKeyChecker {
 	return &hostKeyChecker{userFiles: p.userKnownHosts, globalFiles: p.globalKnown,
-		strict: p.strict, hash: p.hashKnownHosts, batch: p.batchMode, prompt: prompt, stderr: stderr}
+		strict: p.strict, hash: p.hashKnownHosts, batch: p.batchMode, prompt: prompt, stderr: stderr,
+		caSignature: p.algos.caSignature, requiredRSASize: p.algos.requiredRSASize, revoked: p.algos.revokedHostKeys}
 }
 
 // db loads the existing known_hosts files.
@@ -89,11 +96,19 @@ func (h *hostKeyChecker) knownKeys(hostport string) []knownhosts.KnownKey {
 	return nil
 }
 
-// hostKeyAlgorithms orders the client's host key algorithms so that the
-// types already known for the host come first, as OpenSSH does; otherwise
-// a server with several key types could present one that is not recorded.
-func (h *hostKeyChecker) hostKeyAlgorithms(hostport string) []string {
-	all := ssh.SupportedAlgorithms().HostKeys
+// hostKeyAlgorithms returns the client's host key algorithms: configured
+// (HostKeyAlgorithms; nil for the defaults) with, when knownFirst, the
+// algorithms of the key types already known for the host first, as
+// OpenSSH orders them; otherwise a server with several key types could
+// present one that is not recorded. nil leaves x/crypto's defaults.
+func (h *hostKeyChecker) hostKeyAlgorithms(hostport string, configured []string, knownFirst bool) []string {
+	if !knownFirst {
+		return configured
+	}
+	all := configured
+	if all == nil {
+		all = ssh.SupportedAlgorithms().HostKeys
+	}
 	var first []string
 	for _, k := range h.knownKeys(hostport) {
 		for _, a := range algorithmsForKeyType(k.Key.Type()) {
@@ -103,7 +118,7 @@ func (h *hostKeyChecker) hostKeyAlgorithms(hostport string) []string {
 		}
 	}
 	if len(first) == 0 {
-		return nil // x/crypto's defaults
+		return configured
 	}
 	for _, a := range all {
 		if !slices.Contains(first, a) {
@@ -133,11 +148,31 @@ func (h *hostKeyChecker) callback(hostport string) ssh.HostKeyCallback {
 }
 
 func (h *hostKeyChecker) check(hostport string, remote net.Addr, key ssh.PublicKey) error {
+	name := knownhosts.Normalize(hostport)
+	if err := h.policy(name, key); err != nil {
+		return err
+	}
 	cb, err := h.db()
 	if err != nil {
 		return err
 	}
-	name := knownhosts.Normalize(hostport)
+	if cert, ok := key.(*ssh.Certificate); ok {
+		var revoked *knownhosts.RevokedError
+		if !slices.Contains(h.caSignature, cert.Signature.Format) {
+			h.note(fmt.Sprintf("the host certificate of %s is signed with %s, which CASignatureAlgorithms does not allow; checking its plain key",
+				name, cert.Signature.Format))
+		} else if err := cb(hostport, zeroAddr{}, key); err == nil {
+			return nil
+		} else if errors.As(err, &revoked) {
+			return &HostKeyMismatchError{Host: name, KeyType: key.Type(), Fingerprint: ssh.FingerprintSHA256(key),
+				Known: []string{fmt.Sprintf("%s:%d", revoked.Revoked.Filename, revoked.Revoked.Line)}, Revoked: true}
+		} else if !strings.Contains(err.Error(), "no authorities for hostname") {
+			h.note(fmt.Sprintf("the host certificate of %s is not valid (%v); checking its plain key", name, err))
+		}
+		// As OpenSSH does, a certificate no known CA vouches for is
+		// checked as the plain key it certifies.
+		key = cert.Key
+	}
 	err = cb(hostport, zeroAddr{}, key)
 	var revoked *knownhosts.RevokedError
 	var ke *knownhosts.KeyError
@@ -163,6 +198,50 @@ func (h *hostKeyChecker) check(hostport string, remote net.Addr, key ssh.PublicK
 		return &HostKeyMismatchError{Host: name, KeyType: key.Type(), Fingerprint: ssh.FingerprintSHA256(key), Known: same}
 	}
 	return h.unknown(hostport, remote, key, other)
+}
+
+// note tells the user something about a host key on stderr.
+func (h *hostKeyChecker) note(msg string) {
+	if h.stderr != nil {
+		fmt.Fprintf(h.stderr, "gosh: %s\r\n", msg)
+	}
+}
+
+// policy applies RequiredRSASize and RevokedHostKeys to the server's key.
+func (h *hostKeyChecker) policy(name string, key ssh.PublicKey) error {
+	if bits, ok := rsaBits(key); ok && bits < h.requiredRSASize {
+		return &HostKeyPolicyError{Host: name, KeyType: key.Type(), Fingerprint: ssh.FingerprintSHA256(key),
+			Reason: fmt.Sprintf("its RSA key has %d bits, fewer than RequiredRSASize %d", bits, h.requiredRSASize)}
+	}
+	for _, file := range h.revoked {
+		revoked, err := revokedKey(file, key)
+		if err != nil {
+			return &HostKeyPolicyError{Host: name, KeyType: key.Type(), Fingerprint: ssh.FingerprintSHA256(key),
+				Reason: fmt.Sprintf("RevokedHostKeys %s cannot be read, so no host key is trusted (%v)", file, err)}
+		}
+		if revoked {
+			return &HostKeyMismatchError{Host: name, KeyType: key.Type(), Fingerprint: ssh.FingerprintSHA256(key),
+				Known: []string{file}, Revoked: true}
+		}
+	}
+	return nil
+}
+
+// rsaBits returns the size of an RSA key, or of the key an RSA
+// certificate certifies.
+func rsaBits(key ssh.PublicKey) (int, bool) {
+	if c, ok := key.(*ssh.Certificate); ok {
+		key = c.Key
+	}
+	ck, ok := key.(ssh.CryptoPublicKey)
+	if !ok {
+		return 0, false
+	}
+	rk, ok := ck.CryptoPublicKey().(*rsa.PublicKey)
+	if !ok {
+		return 0, false
+	}
+	return rk.N.BitLen(), true
 }
 
 // unknown applies StrictHostKeyChecking to a key that is not recorded.

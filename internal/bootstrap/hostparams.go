@@ -48,8 +48,44 @@ type hostParams struct {
 	kbdAuth        bool
 	passwordTries  int
 	hostKeyAlias   string
+	algos          algorithmSettings
 	opts           *hostOptions // what the files and the command line set
 }
+
+// algorithmSettings are the ssh_config keywords about algorithms, key
+// sizes, revoked keys and keepalives, resolved for one host.
+type algorithmSettings struct {
+	// ciphers, kex and macs are Ciphers, KexAlgorithms and MACs; nil
+	// leaves x/crypto's defaults.
+	ciphers, kex, macs []string
+	// hostKeys is HostKeyAlgorithms; nil leaves the client's defaults.
+	hostKeys []string
+	// hostKeysKnownFirst puts the algorithms of the keys known_hosts
+	// holds for the host first, as OpenSSH does unless HostKeyAlgorithms
+	// is a list of its own or starts with '^'.
+	hostKeysKnownFirst bool
+	// pubkey is PubkeyAcceptedAlgorithms; nil offers every key with the
+	// algorithms x/crypto and the server agree on.
+	pubkey []string
+	// caSignature is CASignatureAlgorithms: how host certificates may be
+	// signed. Never empty.
+	caSignature []string
+	// requiredRSASize is RequiredRSASize: RSA host keys smaller than this
+	// (in bits) are refused, user keys smaller than this are not offered.
+	requiredRSASize int
+	// revokedHostKeys are the RevokedHostKeys files.
+	revokedHostKeys []string
+	// aliveInterval and aliveCountMax are ServerAliveInterval and
+	// ServerAliveCountMax; a zero interval sends no keepalives.
+	aliveInterval time.Duration
+	aliveCountMax int
+}
+
+// OpenSSH's defaults for the algorithm settings that have numbers.
+const (
+	defaultRequiredRSASize = 1024
+	defaultAliveCountMax   = 3
+)
 
 // hostKeyName is the known_hosts name of the host: HostKeyAlias, or
 // HostName with "[name]:port" for a non-default port.
@@ -135,6 +171,9 @@ func (r *resolver) resolveWith(dest destination, cmdline []cmdlineOption) (*host
 		return nil, err
 	}
 	r.applyPolicy(p, o)
+	if err := r.applyAlgorithms(p, o); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

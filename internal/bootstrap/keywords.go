@@ -52,7 +52,11 @@ var keywords = func() map[string]keyword {
 		"IdentityFile", "KbdInteractiveAuthentication", "LocalForward",
 		"NumberOfPasswordPrompts", "PasswordAuthentication", "Port", "ProxyCommand",
 		"ProxyJump", "PubkeyAuthentication", "RemoteForward", "StrictHostKeyChecking",
-		"User", "UserKnownHostsFile")
+		"User", "UserKnownHostsFile",
+		// algorithms.go
+		"CASignatureAlgorithms", "Ciphers", "HostKeyAlgorithms", "KexAlgorithms", "MACs",
+		"PubkeyAcceptedAlgorithms", "PubkeyAcceptedKeyTypes", "RequiredRSASize",
+		"RevokedHostKeys", "ServerAliveCountMax", "ServerAliveInterval")
 	add(ignored, "AddKeysToAgent=no", "BindAddress", "BindInterface", "CanonicalDomains",
 		"CanonicalizeFallbackLocal", "CanonicalizeHostname=no", "CanonicalizeMaxDots",
 		"CanonicalizePermittedCNAMEs", "ChannelTimeout", "ClearAllForwardings=no",
@@ -62,20 +66,22 @@ var keywords = func() map[string]keyword {
 		"ForwardX11=no", "ForwardX11Timeout", "ForwardX11Trusted", "GatewayPorts=no",
 		"GSSAPIAuthentication=no", "GSSAPIClientIdentity", "GSSAPIDelegateCredentials=no",
 		"GSSAPIRenewalForcesRekey", "GSSAPIServerIdentity", "GSSAPITrustDns",
-		"HostbasedAuthentication=no", "IPQoS", "KbdInteractiveDevices", "LocalCommand",
+		"HostbasedAuthentication=no",
+		// Moot: the client does neither GSSAPI key exchange nor host-based
+		// authentication, and the keywords that would turn them on are
+		// named themselves (GSSAPIKeyExchange on stderr). Fedora's system
+		// crypto policy sets these for every host.
+		"GSSAPIKexAlgorithms", "HostbasedAcceptedAlgorithms", "HostbasedKeyTypes", "IPQoS", "KbdInteractiveDevices", "LocalCommand",
 		"LogLevel", "LogVerbose", "ObscureKeystrokeTiming", "PermitLocalCommand=no",
 		"PermitRemoteOpen", "PKCS11Provider=none", "PreferredAuthentications",
 		"ProxyUseFdpass=no", "RemoteCommand=none", "RequestTTY", "SecurityKeyProvider",
-		"SendEnv", "ServerAliveCountMax", "ServerAliveInterval=0", "SessionType=default",
+		"SendEnv", "SessionType=default",
 		"SetEnv", "StdinNull=no", "StreamLocalBindMask", "StreamLocalBindUnlink", "SyslogFacility",
 		"Tag", "TCPKeepAlive", "Tunnel=no", "TunnelDevice", "UseKeychain", "VisualHostKey=no",
 		"XAuthLocation")
-	add(securityIgnored, "CASignatureAlgorithms", "CheckHostIP=no", "Ciphers",
-		"GSSAPIKeyExchange=no", "GSSAPIKexAlgorithms", "HostbasedAcceptedAlgorithms",
-		"HostbasedKeyTypes", "HostKeyAlgorithms", "KexAlgorithms", "KnownHostsCommand=none",
-		"MACs", "NoHostAuthenticationForLocalhost=no", "PubkeyAcceptedAlgorithms",
-		"PubkeyAcceptedKeyTypes", "RefuseConnection=no", "RekeyLimit", "RequiredRSASize",
-		"RevokedHostKeys", "UpdateHostKeys=no", "VerifyHostKeyDNS=no", "WarnWeakCrypto")
+	add(securityIgnored, "CheckHostIP=no", "GSSAPIKeyExchange=no", "KnownHostsCommand=none",
+		"NoHostAuthenticationForLocalhost=no", "RefuseConnection=no", "RekeyLimit",
+		"UpdateHostKeys=no", "VerifyHostKeyDNS=no", "WarnWeakCrypto")
 	return m
 }()
 
@@ -118,6 +124,14 @@ func parseSSHOption(s string) (cmdlineOption, error) {
 	}
 	if err := checkOptionValue(kw, args); err != nil {
 		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %w", s, err)
+	}
+	if l, ok := algorithmKeywords[kw]; ok {
+		// It applies to the destination whatever the files say, so a
+		// list that leaves nothing is a usage error now.
+		spec, _ := parseAlgorithmSpec(args[0]) // checked above
+		if _, _, err := l.resolve(spec); err != nil {
+			return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %w", s, err)
+		}
 	}
 	return cmdlineOption{keyword: kw, args: args}, nil
 }

@@ -147,8 +147,13 @@ func TestUnhonoured(t *testing.T) {
 		security, other []string
 	}{
 		{"honoured only", "Host *\n  User a\n  Port 22\n  StrictHostKeyChecking yes\n  UserKnownHostsFile ~/k\n  ProxyJump none\n", nil, nil},
-		{"mixed", "Host *\n  ServerAliveInterval 30\n  Ciphers aes128-ctr\n  Compression yes\n  HostKeyAlgorithms ssh-ed25519\n  User a\n",
-			[]string{"Ciphers", "HostKeyAlgorithms"}, []string{"ServerAliveInterval", "Compression"}},
+		{"mixed", "Host *\n  RekeyLimit 1G\n  ServerAliveInterval 30\n  Ciphers aes128-ctr\n  Compression yes\n  UpdateHostKeys yes\n  User a\n",
+			[]string{"RekeyLimit", "UpdateHostKeys"}, []string{"Compression"}},
+		{"algorithms", "Host *\n  Ciphers aes128-ctr\n  KexAlgorithms -ecdh-*\n  MACs +hmac-sha1-96\n  HostKeyAlgorithms ^ssh-ed25519\n" +
+			"  PubkeyAcceptedAlgorithms ssh-ed25519\n  PubkeyAcceptedKeyTypes ssh-rsa\n  CASignatureAlgorithms ssh-ed25519\n  RequiredRSASize 2048\n" +
+			"  RevokedHostKeys ~/revoked\n  ServerAliveInterval 5\n  ServerAliveCountMax 2\n", nil, nil},
+		{"moot", "Host *\n  GSSAPIKexAlgorithms gss-curve25519-sha256-\n  HostbasedAcceptedAlgorithms ssh-ed25519\n  GSSAPIKeyExchange yes\n",
+			[]string{"GSSAPIKeyExchange"}, []string{"GSSAPIKexAlgorithms", "HostbasedAcceptedAlgorithms"}},
 		{"as the client does anyway", "Host *\n  CheckHostIP no\n  Compression no\n  UpdateHostKeys no\n  ServerAliveInterval 0\n", nil, nil},
 		{"set otherwise", "Host *\n  CheckHostIP yes\n  UpdateHostKeys ask\n  VerifyHostKeyDNS yes\n",
 			[]string{"CheckHostIP", "UpdateHostKeys", "VerifyHostKeyDNS"}, nil},
@@ -172,7 +177,7 @@ func TestUnhonoured(t *testing.T) {
 // TestKeywordNotes: the security keywords go to stderr whatever the
 // verbosity, the others to the log, each once however many hosts set it.
 func TestKeywordNotes(t *testing.T) {
-	r := testResolver(map[string]string{"/home/u/.ssh/config": "Host *\n  Ciphers aes128-ctr\n  MACs hmac-sha2-256\n  ServerAliveInterval 9\n"})
+	r := testResolver(map[string]string{"/home/u/.ssh/config": "Host *\n  CheckHostIP yes\n  VerifyHostKeyDNS yes\n  Compression yes\n"})
 	var stderr, log []string
 	for _, host := range []string{"a", "b", "a"} {
 		p, err := r.resolve(destination{host: host})
@@ -182,8 +187,8 @@ func TestKeywordNotes(t *testing.T) {
 		r.notes.note(p.opts, host, func(s string) { stderr = append(stderr, s) },
 			func(f string, args ...any) { log = append(log, f) })
 	}
-	if len(stderr) != 1 || !strings.Contains(stderr[0], "sets Ciphers and MACs, which gosh's built-in SSH client does not honour") {
-		t.Errorf("stderr = %q, want one line naming Ciphers and MACs", stderr)
+	if len(stderr) != 1 || !strings.Contains(stderr[0], "sets CheckHostIP and VerifyHostKeyDNS, which gosh's built-in SSH client does not honour") {
+		t.Errorf("stderr = %q, want one line naming CheckHostIP and VerifyHostKeyDNS", stderr)
 	}
 	if len(log) != 1 {
 		t.Errorf("log = %q, want one line", log)
@@ -221,7 +226,7 @@ func TestKeywordTable(t *testing.T) {
 		t.Errorf("found %d keywords in ssh_config(5), want over 80", n)
 	}
 	var src strings.Builder
-	for _, name := range []string{"hostparams.go", "sshconfig.go", "keywords.go"} {
+	for _, name := range []string{"hostparams.go", "sshconfig.go", "keywords.go", "algorithms.go"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

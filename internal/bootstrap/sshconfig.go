@@ -390,6 +390,28 @@ func checkOptionValue(keyword string, args []string) error {
 		if _, err := netaddr.ParseFamily(strings.ToLower(args[0])); err != nil {
 			return fmt.Errorf("bad AddressFamily %q", args[0])
 		}
+	case "requiredrsasize", "serveralivecountmax":
+		if _, err := strconv.ParseUint(args[0], 10, 31); err != nil {
+			return fmt.Errorf("bad %s %q", keywords[keyword].name, args[0])
+		}
+	case "serveraliveinterval":
+		if _, err := parseConfigTime(args[0]); err != nil {
+			return fmt.Errorf("bad ServerAliveInterval: %w", err)
+		}
+	case "revokedhostkeys":
+		for _, a := range args {
+			if strings.EqualFold(a, "none") && len(args) > 1 {
+				return errors.New(`RevokedHostKeys "none" must stand alone`)
+			}
+		}
+	}
+	if l, ok := algorithmKeywords[keyword]; ok {
+		if len(args) > 1 {
+			return fmt.Errorf("%s takes one comma-separated list, not %d words", l.name, len(args))
+		}
+		if _, err := parseAlgorithmSpec(args[0]); err != nil {
+			return fmt.Errorf("bad %s: %w", keywords[keyword].name, err)
+		}
 	}
 	return nil
 }
