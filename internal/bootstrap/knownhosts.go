@@ -18,6 +18,10 @@ import (
 // maxBadLines bounds how many unreadable lines are skipped in one file.
 const maxBadLines = 1000
 
+// maxKnownHostsSize bounds a known_hosts file read for its
+// @cert-authority lines.
+const maxKnownHostsSize = 64 << 20
+
 // knownhostsLineErr matches x/crypto's "knownhosts: FILE:LINE: reason".
 var knownhostsLineErr = regexp.MustCompile(`^knownhosts: (.*):(\d+): `)
 
@@ -27,30 +31,34 @@ var knownhostsLineErr = regexp.MustCompile(`^knownhosts: (.*):(\d+): `)
 // file still counts. x/crypto's reader rejects the whole file instead, so
 // a file with bad lines is read from a copy in which they are blanked
 // (line numbers kept), and the callback's errors name the original file.
+//
+// x/crypto also lists @cert-authority lines among a host's known keys
+// (KeyError.Want), where OpenSSH does not: a CA's key is not a host key,
+// so the callback leaves them out (a host known only through its CA then
+// presents an unknown plain key, not a changed one).
 func loadKnownHosts(files []string, warn func(file string, line int, reason string)) (ssh.HostKeyCallback, error) {
-	cb, err := knownhosts.New(files...)
-	if err == nil {
-		return cb, nil
-	}
-	tmp, err := os.MkdirTemp("", "gosh-known-hosts-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
 	names := map[string]string{} // copy → original
-	var read []string
-	for i, f := range files {
-		name, err := cleanKnownHosts(f, filepath.Join(tmp, strconv.Itoa(i)), warn)
+	cb, err := knownhosts.New(files...)
+	if err != nil {
+		tmp, err := os.MkdirTemp("", "gosh-known-hosts-")
 		if err != nil {
 			return nil, err
 		}
-		names[name] = f
-		read = append(read, name)
+		defer os.RemoveAll(tmp)
+		var read []string
+		for i, f := range files {
+			name, err := cleanKnownHosts(f, filepath.Join(tmp, strconv.Itoa(i)), warn)
+			if err != nil {
+				return nil, err
+			}
+			names[name] = f
+			read = append(read, name)
+		}
+		if cb, err = knownhosts.New(read...); err != nil {
+			return nil, err
+		}
 	}
-	cb, err = knownhosts.New(read...)
-	if err != nil {
-		return nil, err
-	}
+	authorities := certAuthorityLines(files)
 	return func(hostname string, remote net.Addr, key ssh.PublicKey) error {
 		err := cb(hostname, remote, key)
 		rename := func(k *knownhosts.KnownKey) {
@@ -62,14 +70,37 @@ func loadKnownHosts(files []string, warn func(file string, line int, reason stri
 		var re *knownhosts.RevokedError
 		switch {
 		case errors.As(err, &ke):
-			for i := range ke.Want {
-				rename(&ke.Want[i])
+			want := ke.Want[:0]
+			for _, w := range ke.Want {
+				rename(&w)
+				if !authorities[fmt.Sprintf("%s:%d", w.Filename, w.Line)] {
+					want = append(want, w)
+				}
 			}
+			ke.Want = want
 		case errors.As(err, &re):
 			rename(&re.Revoked)
 		}
 		return err
 	}, nil
+}
+
+// certAuthorityLines returns the "file:line" of every @cert-authority
+// line in files.
+func certAuthorityLines(files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		data, err := readLimited(f, maxKnownHostsSize)
+		if err != nil {
+			continue // knownhosts.New read it: it will not fail now but for a race
+		}
+		for n, line := range bytes.Split(data, []byte("\n")) {
+			if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("@cert-authority")) {
+				out[fmt.Sprintf("%s:%d", f, n+1)] = true
+			}
+		}
+	}
+	return out
 }
 
 // cleanKnownHosts returns the name of a readable version of file: file

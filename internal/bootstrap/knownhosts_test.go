@@ -63,3 +63,31 @@ func TestKnownHostsBadLine(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownHostsCertAuthority: a @cert-authority line is not one of the
+// host's keys: a plain key of the CA's type is unknown, not changed, and
+// the line is not offered for host key ordering.
+func TestKnownHostsCertAuthority(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "known_hosts")
+	ca, hostKey, known := newHostKey(t), newHostKey(t), newHostKey(t)
+	content := "@cert-authority web " + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(ca))) + "\n" +
+		"mail " + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(known))) + "\n" +
+		"@cert-authority mail " + strings.TrimSpace(string(ssh.MarshalAuthorizedKey(ca))) + "\n"
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := loadKnownHosts([]string{file}, func(string, int, string) { t.Error("warned") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ke *knownhosts.KeyError
+	if err := cb("web:22", zeroAddr{}, hostKey); !errors.As(err, &ke) || len(ke.Want) != 0 {
+		t.Errorf("web = %v; want unknown with no known keys", err)
+	}
+	if err := cb("mail:22", zeroAddr{}, hostKey); !errors.As(err, &ke) || len(ke.Want) != 1 || ke.Want[0].Line != 2 {
+		t.Errorf("mail = %v; want its line 2 only", err)
+	}
+	if err := cb("mail:22", zeroAddr{}, known); err != nil {
+		t.Errorf("mail's known key: %v", err)
+	}
+}
