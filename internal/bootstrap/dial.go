@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -259,7 +260,9 @@ type promptFunc func(question string, echo bool) (string, error)
 func (f promptFunc) Ask(question string, echo bool) (string, error) { return f(question, echo) }
 
 // negotiationError says which setting left the client and the server
-// without a common algorithm, and what each side offered.
+// without a common algorithm, what each side offered, and, when the
+// server's are ones the client implements but does not offer by default,
+// how to allow one.
 func negotiationError(ae *ssh.AlgorithmNegotiationError, p *hostParams) error {
 	keyword := ""
 	switch {
@@ -272,19 +275,29 @@ func negotiationError(ae *ssh.AlgorithmNegotiationError, p *hostParams) error {
 	case strings.HasSuffix(ae.What, " MAC"):
 		keyword = "macs"
 	}
-	shown := func(algos []string) string {
+	shown := func(algos []string) []string {
 		var out []string
 		for _, a := range algos {
 			if !strings.HasPrefix(a, "ext-info-") && !strings.HasPrefix(a, "kex-strict-") {
 				out = append(out, a)
 			}
 		}
-		return strings.Join(out, ",")
+		return out
 	}
-	allows := "that gosh's built-in SSH client implements"
-	if keyword != "" && p.opts.get(keyword) != "" {
-		allows = "that ssh config " + keywords[keyword].name + " allows"
+	ours, theirs := shown(ae.SupportedAlgorithms), shown(ae.RequestedAlgorithms)
+	offered := fmt.Sprintf("(gosh offered %s; the server offers %s)", strings.Join(ours, ","), strings.Join(theirs, ","))
+	if keyword == "" {
+		return fmt.Errorf("no common %s %s", ae.What, offered)
 	}
-	return fmt.Errorf("no common %s: the server offers none %s (gosh offered %s; the server offers %s)",
-		ae.What, allows, shown(ae.SupportedAlgorithms), shown(ae.RequestedAlgorithms))
+	name := keywords[keyword].name
+	if p.opts.get(keyword) != "" {
+		return fmt.Errorf("no common %s: the server offers none that ssh config %s allows %s", ae.What, name, offered)
+	}
+	for _, a := range theirs {
+		if slices.Contains(algorithmKeywords[keyword].known, a) {
+			return fmt.Errorf("no common %s: the server offers none of gosh's defaults %s; to allow %s, set ssh config %s +%s (--ssh-option %s=+%s)",
+				ae.What, offered, a, name, a, name, a)
+		}
+	}
+	return fmt.Errorf("no common %s: the server offers none that gosh's built-in SSH client implements %s; --ssh runs the system ssh", ae.What, offered)
 }
