@@ -129,8 +129,11 @@ SSH port is --ssh-port, HOST:PORT or ssh://HOST:PORT. --ssh-port,
 --identity, --jump and --ssh-option are ssh's -p, -i, -J and -o, for the
 built-in SSH client or passed on to the --ssh command; like ssh's, they
 apply to the host and not to its jump hosts. ssh_config settings the
-built-in client does not honour are named on stderr: those about host
-keys and algorithms always, the others with -v.
+built-in client does not honour are named on stderr: those about
+checking hosts always, the others with -v. It honours the algorithm
+settings (Ciphers, KexAlgorithms, MACs, HostKeyAlgorithms,
+PubkeyAcceptedAlgorithms, CASignatureAlgorithms, RequiredRSASize), so a
+system crypto policy (Fedora, RHEL) applies to it as to ssh.
 
 A client that dies (a closed laptop lid, a killed terminal) leaves its
 session on the server, and its key in a file only you can read

@@ -89,7 +89,8 @@
 // (whichever comes first wins), UserKnownHostsFile, GlobalKnownHostsFile,
 // StrictHostKeyChecking, HashKnownHosts, HostKeyAlias, ConnectTimeout,
 // AddressFamily, BatchMode, PubkeyAuthentication, PasswordAuthentication,
-// KbdInteractiveAuthentication, NumberOfPasswordPrompts. Paths take ~,
+// KbdInteractiveAuthentication, NumberOfPasswordPrompts, and the
+// algorithm settings below. Paths take ~,
 // ${ENV} and %-tokens (%h %p %r %u %d %n %k %%). The command line's user
 // and port override the file's, and so does [Config.SSHPort] (ssh -p).
 // [Config.Jump], [Config.Identities] and [Config.SSHOptions] (ssh -J, -i
@@ -97,12 +98,43 @@
 // the command line are tried first); like ssh's, they apply to the
 // destination and not to its jump hosts. The built-in client names the
 // keywords it does not honour, once per run: those that change how hosts
-// are checked or what algorithms are used (Ciphers, KexAlgorithms, MACs,
-// HostKeyAlgorithms, CheckHostIP yes, UpdateHostKeys, VerifyHostKeyDNS,
-// RevokedHostKeys, KnownHostsCommand, …) on Stderr, the others in the
-// debug log; one set to what the client does anyway (CheckHostIP no) is
-// not named. With a system ssh, ssh reads its config itself and gets the
-// command line's settings as -p, -J, -i and -o.
+// are checked (CheckHostIP yes, UpdateHostKeys, VerifyHostKeyDNS,
+// KnownHostsCommand, RekeyLimit, …) on Stderr, the others in the debug
+// log; one set to what the client does anyway (CheckHostIP no) is not
+// named, nor are GSSAPIKexAlgorithms and HostbasedAcceptedAlgorithms,
+// which are moot without GSSAPI key exchange and host-based
+// authentication (Fedora's crypto policy sets them). With a system ssh,
+// ssh reads its config itself and gets the command line's settings as -p,
+// -J, -i and -o.
+//
+// # Algorithms
+//
+// Ciphers, KexAlgorithms, MACs, HostKeyAlgorithms,
+// PubkeyAcceptedAlgorithms (or PubkeyAcceptedKeyTypes) and
+// CASignatureAlgorithms take ssh_config(5)'s lists: names replace the
+// default set, "+names" append to it, "-names" remove from it and
+// "^names" put at its head; names may be patterns with * and ?. The
+// default set is x/crypto's algorithms without known weaknesses, in its
+// order of preference (close to OpenSSH's defaults; with the keyword unset
+// x/crypto chooses as before). Names x/crypto does not implement
+// (umac-*, sntrup761x25519-sha512, aes256-cbc, …) are skipped, with a
+// debug line; a list that leaves none is one error line, as is a server
+// that shares no algorithm with the list (naming the keyword, or the
+// "+name" that would allow one of the server's). HostKeyAlgorithms keeps
+// the known_hosts order (known key types first) when unset or a "+" or
+// "-" list, as OpenSSH does. PubkeyAcceptedAlgorithms decides which keys
+// are offered and which signature algorithms an RSA key may use, in the
+// list's order. A host certificate whose CA signature algorithm
+// CASignatureAlgorithms does not allow (default: x/crypto's, which leave
+// out ssh-rsa), or that no known CA vouches for, is checked as the plain
+// key it certifies. RequiredRSASize (default 1024) refuses smaller RSA
+// host keys and does not offer smaller RSA user keys. RevokedHostKeys
+// files (public keys one a line, or an OpenSSH KRL from ssh-keygen -k)
+// refuse the keys, certificates and CAs they list; one that cannot be read
+// refuses every host, as with OpenSSH. ServerAliveInterval and
+// ServerAliveCountMax send keepalive@openssh.com after each interval the
+// server was silent and close the connection after more than CountMax of
+// them in a row (the UDP-blocked relay then re-dials).
 //
 // # Self-upload and the binary cache
 //

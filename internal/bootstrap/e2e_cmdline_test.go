@@ -101,23 +101,25 @@ func TestRunCommandLineSettings(t *testing.T) {
 
 // TestRunNamesUnhonoured: ssh_config keywords the built-in client does
 // not honour are named once, those that change security on stderr, the
-// others in the debug log only.
+// others in the debug log only; those it honours (Ciphers) or that are
+// set to what it does anyway (CheckHostIP no) are not named.
 func TestRunNamesUnhonoured(t *testing.T) {
 	h := newTestHome(t)
 	s := startSSHD(t, sshdOptions{authorized: []string{h.key + ".pub"}})
 	h.trust(t, s)
-	writeFile(t, h.config, "Host *\n  Ciphers aes128-ctr\n  ServerAliveInterval 5\n  CheckHostIP no\n")
+	writeFile(t, h.config, "Host *\n  Ciphers aes128-ctr\n  VerifyHostKeyDNS yes\n  Compression yes\n  CheckHostIP no\n")
 	var stderr, log syncBuffer
 	c := h.cfg("root@" + s.addr())
 	c.Stderr = &stderr
 	c.Logf = func(f string, args ...any) { fmt.Fprintf(&log, f+"\n", args...) }
-	c.SSHOptions = []string{"KexAlgorithms=curve25519-sha256"}
+	c.SSHOptions = []string{"UpdateHostKeys=yes", "KexAlgorithms=curve25519-sha256"}
 	runOK(t, c)
 	if got := stderr.String(); strings.Count(got, "gosh's built-in SSH client does not honour") != 1 ||
-		!strings.Contains(got, "sets KexAlgorithms and Ciphers,") || strings.Contains(got, "ServerAlive") || strings.Contains(got, "CheckHostIP") {
-		t.Errorf("stderr = %q, want one line naming KexAlgorithms and Ciphers only", got)
+		!strings.Contains(got, "sets UpdateHostKeys and VerifyHostKeyDNS,") || strings.Contains(got, "Ciphers") ||
+		strings.Contains(got, "KexAlgorithms") || strings.Contains(got, "CheckHostIP") || strings.Contains(got, "Compression") {
+		t.Errorf("stderr = %q, want one line naming UpdateHostKeys and VerifyHostKeyDNS only", got)
 	}
-	if got := log.String(); !strings.Contains(got, "not honoured by the built-in client: ServerAliveInterval\n") {
-		t.Errorf("log = %q, want ServerAliveInterval named", got)
+	if got := log.String(); !strings.Contains(got, "not honoured by the built-in client: Compression\n") {
+		t.Errorf("log = %q, want Compression named", got)
 	}
 }

@@ -20,8 +20,8 @@ const (
 	// without them: they are named under -v.
 	ignored
 	// securityIgnored keywords are OpenSSH's and change what is checked
-	// or how (host keys, known hosts, algorithms): the built-in client
-	// does without them, so they are named even without -v.
+	// or how (host keys, known hosts, rekeying): the built-in client does
+	// without them, so they are named even without -v.
 	securityIgnored
 )
 
@@ -213,7 +213,7 @@ func (n *keywordNotes) note(o *hostOptions, host string, stderr func(string), lo
 	security, other := unhonoured(o)
 	if s := n.fresh(security); len(s) > 0 {
 		stderr(fmt.Sprintf("gosh: ssh config for %s sets %s, which gosh's built-in SSH client does not honour: "+
-			"it keeps its own algorithms and host key checks (--ssh runs the system ssh, which does)", host, joinAnd(s)))
+			"it keeps its own host key checks and rekeying (--ssh runs the system ssh, which does)", host, joinAnd(s)))
 	}
 	if s := n.fresh(other); len(s) > 0 {
 		logf("bootstrap: ssh config for %s: not honoured by the built-in client: %s", host, strings.Join(s, ", "))
