@@ -284,6 +284,13 @@ func (r *resolver) applyAlgorithms(p *hostParams, o *hostOptions) error {
 	if a.caSignature == nil {
 		a.caSignature = caSigList.defaults
 	}
+	return r.applyLimits(p, o)
+}
+
+// applyLimits resolves RequiredRSASize, RevokedHostKeys and the
+// ServerAlive keywords of o into p.algos.
+func (r *resolver) applyLimits(p *hostParams, o *hostOptions) error {
+	a := &p.algos
 	a.requiredRSASize = defaultRequiredRSASize
 	if v := o.get("requiredrsasize"); v != "" {
 		a.requiredRSASize, _ = strconv.Atoi(v) // checked when read
