@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -72,13 +73,20 @@ func TestControlDir(t *testing.T) {
 	}
 }
 
-func TestControlDirRefused(t *testing.T) {
+// TestControlDirSquatted: when the usual control directory is not a 0700
+// directory of the user's (another user made it first, or it is a link,
+// a file, or open to others), the sockets go to a random-named directory
+// of the user's, with a note saying why; the daemons and gosh sessions
+// find each other there, and the squatter's directory is left alone.
+// Both with $XDG_RUNTIME_DIR (its gosh) and without (gosh-<uid> in the
+// temporary directory, the name another user can guess).
+func TestControlDirSquatted(t *testing.T) {
 	cases := []struct {
 		name string
 		make func(dir string) error
 		want string
 	}{
-		{"open to others", func(dir string) error { return os.Mkdir(dir, 0o755) }, "mode"},
+		{"open to others", func(dir string) error { return os.Mkdir(dir, 0o777) }, "mode"},
 		{"sticky", func(dir string) error {
 			if err := os.Mkdir(dir, 0o700); err != nil {
 				return err
@@ -93,37 +101,122 @@ func TestControlDirRefused(t *testing.T) {
 			}
 			return os.Symlink(target, dir)
 		}, "not a directory"},
-	}
-	if os.Getuid() == 0 {
-		cases = append(cases, struct {
-			name string
-			make func(dir string) error
-			want string
-		}{"another user's", func(dir string) error {
+		{"another user's", func(dir string) error {
+			if os.Getuid() != 0 {
+				return errSkip
+			}
 			if err := os.Mkdir(dir, 0o700); err != nil {
 				return err
 			}
 			return os.Chown(dir, 65534, 65534)
-		}, "not owned"})
+		}, "owned by uid 65534, not by this user"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := controlEnv(t)
-			if err := tc.make(dir); err != nil {
-				t.Fatal(err)
-			}
-			if got, err := ControlDir(); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ControlDir() = %q, %v; want an error saying %q", got, err, tc.want)
-			}
-			if _, err := listenControl(Session{PID: 1}, t.Logf); err == nil {
-				t.Error("listenControl accepted the directory")
-			}
-			if _, err := ListSessions(testContext(t)); err == nil {
-				t.Error("ListSessions accepted the directory")
-			}
-		})
+	for _, xdg := range []bool{true, false} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/xdg=%v", tc.name, xdg), func(t *testing.T) {
+				squatted := controlEnv(t)
+				if !xdg {
+					t.Setenv("XDG_RUNTIME_DIR", "")
+					squatted = filepath.Join(os.TempDir(), "gosh-"+strconv.Itoa(os.Getuid()))
+				}
+				switch err := tc.make(squatted); {
+				case errors.Is(err, errSkip):
+					t.Skip("making a directory of another user's needs root")
+				case err != nil:
+					t.Fatal(err)
+				}
+				before, _ := os.Lstat(squatted)
+				dir, note, err := controlDirNote()
+				if err != nil || dir == squatted || filepath.Dir(dir) != os.TempDir() || checkControlDir(dir) != nil {
+					t.Fatalf("controlDirNote() = %q, %v; want a 0700 directory of ours in %s", dir, err, os.TempDir())
+				}
+				if !strings.Contains(note, squatted) || !strings.Contains(note, tc.want) || !strings.Contains(note, dir) {
+					t.Errorf("note %q does not name %s, why (%q) and %s", note, squatted, tc.want, dir)
+				}
+				if again, err := ControlDir(); again != dir || err != nil {
+					t.Errorf("second ControlDir() = %q, %v; want %q again", again, err, dir)
+				}
+
+				c, err := listenControl(Session{PID: os.Getpid(), Port: 60001, Started: time.Now()}, t.Logf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if filepath.Dir(c.path) != dir {
+					t.Errorf("socket %s, want it in %s", c.path, dir)
+				}
+				startFakeLoop(t, c.Requests())
+				list, err := ListSessions(testContext(t))
+				if err != nil || len(list) != 1 || list[0].ID != c.facts.ID {
+					t.Fatalf("ListSessions = %+v, %v; want the session %s", list, err, c.facts.ID)
+				}
+				if _, key, err := AttachSession(testContext(t), c.facts.ID, "local"); err != nil || key.IsZero() {
+					t.Errorf("AttachSession = %v, %v", key, err)
+				}
+				if after, _ := os.Lstat(squatted); after == nil || !os.SameFile(before, after) || after.Mode() != before.Mode() {
+					t.Errorf("the squatted %s was changed", squatted)
+				}
+			})
+		}
 	}
 }
+
+// TestControlDirOthersRandom: a random-named directory another user made
+// under the pattern (or one open to others) is never used or read.
+func TestControlDirOthersRandom(t *testing.T) {
+	controlEnv(t)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	fixed := filepath.Join(os.TempDir(), "gosh-"+strconv.Itoa(os.Getuid()))
+	if err := os.Symlink("/", fixed); err != nil {
+		t.Fatal(err)
+	}
+	open := fixed + ".aaaaaa" // sorts first
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	// A socket planted there must not be asked.
+	planted, err := net.Listen("unix", filepath.Join(open, "0123abcd.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer planted.Close()
+	dir, err := ControlDir()
+	if err != nil || dir == open || dir == fixed {
+		t.Fatalf("ControlDir() = %q, %v; want a new random-named directory", dir, err)
+	}
+	list, err := ListSessions(testContext(t))
+	if err != nil || len(list) != 0 {
+		t.Errorf("ListSessions = %+v, %v; want nothing (the planted socket is in a directory open to others)", list, err)
+	}
+	if _, _, err := AttachSession(testContext(t), "0123abcd", "local"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("AttachSession to the planted socket: %v, want ErrNoSession", err)
+	}
+}
+
+// TestControlDirUnusable: with no directory to be had at all, ControlDir
+// says why in one line.
+func TestControlDirUnusable(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root can make directories in a read-only directory")
+	}
+	controlEnv(t)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	tmp := os.TempDir()
+	fixed := filepath.Join(tmp, "gosh-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(fixed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(tmp, 0o500)
+	defer os.Chmod(tmp, 0o700)
+	_, err := ControlDir()
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "mode 0755") || !strings.Contains(err.Error(), "no other could be made") {
+		t.Errorf("ControlDir() = %v; want one line saying the directory's mode and that no other could be made", err)
+	}
+}
+
+// errSkip is a case that cannot be made here.
+var errSkip = errors.New("skip")
 
 func TestCheckPeerUID(t *testing.T) {
 	if err := checkPeerUID(1000, 1000); err != nil {

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -56,64 +55,6 @@ const (
 	// maxCommandLen bounds the command a daemon reports.
 	maxCommandLen = 200
 )
-
-// ControlDir returns the user's control directory, creating it: gosh in
-// $XDG_RUNTIME_DIR when that is a directory owned by the user, else
-// gosh-<uid> in the temporary directory. It is an error if the directory
-// exists and is not a directory (a symbolic link is not) owned by the
-// user with mode 0700.
-func ControlDir() (string, error) {
-	dir := controlDirs()[0]
-	switch err := os.Mkdir(dir, 0o700); {
-	case err == nil:
-		if err := os.Chmod(dir, 0o700); err != nil { // whatever the umask took away
-			return "", fmt.Errorf("daemon: control directory: %w", err)
-		}
-	case !errors.Is(err, fs.ErrExist):
-		return "", fmt.Errorf("daemon: control directory: %w", err)
-	}
-	if err := checkControlDir(dir); err != nil {
-		return "", err
-	}
-	return dir, nil
-}
-
-// controlDirs are where control sockets may be: [ControlDir]'s choice
-// first, then the temporary directory's (for a daemon started without
-// $XDG_RUNTIME_DIR).
-func controlDirs() []string {
-	tmp := filepath.Join(os.TempDir(), "gosh-"+strconv.Itoa(os.Getuid()))
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		if fi, err := os.Lstat(rt); err == nil && fi.IsDir() && ownedByUs(fi) {
-			if d := filepath.Join(rt, "gosh"); d != tmp {
-				return []string{d, tmp}
-			}
-		}
-	}
-	return []string{tmp}
-}
-
-// checkControlDir refuses a control directory that others could enter or
-// replace.
-func checkControlDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("daemon: control directory: %w", err)
-	case !fi.IsDir():
-		return fmt.Errorf("daemon: control directory %s is not a directory; remove it", dir)
-	case !ownedByUs(fi):
-		return fmt.Errorf("daemon: control directory %s is not owned by this user; remove it", dir)
-	case fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0o700:
-		return fmt.Errorf("daemon: control directory %s has mode %04o, not 0700; remove it", dir, fi.Mode().Perm())
-	}
-	return nil
-}
-
-func ownedByUs(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int64(st.Uid) == int64(os.Getuid())
-}
 
 // checkPeerUID refuses a peer of another user than want.
 func checkPeerUID(peer, want int) error {
@@ -174,9 +115,12 @@ func listenControl(facts Session, logf func(string, ...any)) (*controlServer, er
 
 // listenControlFor is listenControl serving only peers of uid.
 func listenControlFor(uid int, facts Session, logf func(string, ...any)) (*controlServer, error) {
-	dir, err := ControlDir()
+	dir, note, err := controlDirNote()
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		logf("%s", note)
 	}
 	for range 8 {
 		id := newSessionID()
@@ -377,11 +321,8 @@ func (c *controlServer) withInfo(in session.SessionInfo) Session {
 // listed with only its id and Err.
 func ListSessions(ctx context.Context) ([]Session, error) {
 	var paths []string
-	for i, dir := range controlDirs() {
-		if err := checkControlDir(dir); err != nil {
-			if i == 0 && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
+	for _, dir := range controlDirs() {
+		if checkControlDir(dir) != nil {
 			continue // not there, or not one this user's daemons could use
 		}
 		entries, err := os.ReadDir(dir)

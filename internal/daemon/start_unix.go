@@ -3,6 +3,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,9 @@ var Args = []string{"server", "daemon"}
 // daemon's log.
 func Start(ctx context.Context, o Options, stdin *os.File, stderr io.Writer) (Started, error) {
 	cfg := configFor(o, os.Environ(), stdin, stderr)
+	if _, note, err := controlDirNote(); err != nil || note != "" {
+		fmt.Fprintln(stderr, "gosh server:", cmp.Or(note, fmt.Sprint(err, " (gosh sessions will not list this session)")))
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return Started{}, fmt.Errorf("daemon: finding the gosh binary: %w", err)
