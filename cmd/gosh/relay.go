@@ -7,9 +7,11 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/relay"
 )
@@ -45,8 +47,12 @@ by hand.
 Each datagram travels on the channel as a 2-byte big-endian length and the
 datagram. The relay forwards only to an address of this host: ADDR defaults
 to the local address of the SSH connection ($SSH_CONNECTION), which is
-where "gosh server new -s" listens, or 127.0.0.1 without one. It exits
-with status 0 when its standard input ends.`,
+where "gosh server new -s" listens, or 127.0.0.1 without one. A link-local
+ADDR needs its zone (fe80::1%eth0), and must be that interface's. PORT
+must be one of this user's sessions: a gosh session on this host (gosh
+sessions lists them) or, on Linux, a port only this user's UDP sockets
+hold (a stock mosh-server's). It exits with status 0 when its standard
+input ends.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Port == 0 {
@@ -75,11 +81,46 @@ func runRelay(ctx context.Context, o *RelayOptions) error {
 	if !host.IsValid() {
 		host = relayHost(os.Getenv("SSH_CONNECTION"))
 	}
-	s := &relay.Server{}
+	s := &relay.Server{Allow: relayAllow(daemon.ListSessions, relay.AllowOwned)}
 	if o.Verbose {
 		s.Logf = func(format string, args ...any) { fmt.Fprintf(o.Stderr, format+"\n", args...) }
 	}
 	return s.Serve(ctx, o.Stdin, o.Stdout, netip.AddrPortFrom(host, o.Port))
+}
+
+// relaySessionsTimeout bounds the relay's wait for the session daemons'
+// answers: one that is stuck must not hold up the relay to another.
+const relaySessionsTimeout = 2 * time.Second
+
+// relayAllow is the relay's port policy: the port of one of this user's
+// sessions, either a gosh session on this host (its daemon says so on its
+// control socket: sessions, daemon.ListSessions) or, where the system
+// tells, a port whose datagrams reach a UDP socket of this user's and no
+// other user's (owned, relay.AllowOwned: a stock mosh-server's, on
+// Linux). Every other port of this host (DNS, SNMP, memcached, another
+// user's session) is refused.
+//
+// The daemons are asked rather than a record of ports read, because a
+// daemon that answers is alive and holds its port now, where a record
+// outlives a daemon that crashed, and its port may then be anybody's.
+func relayAllow(sessions func(context.Context) ([]daemon.Session, error), owned func(netip.AddrPort) error) func(context.Context, netip.AddrPort) error {
+	return func(ctx context.Context, target netip.AddrPort) error {
+		ctx, cancel := context.WithTimeout(ctx, relaySessionsTimeout)
+		defer cancel()
+		list, err := sessions(ctx)
+		for _, s := range list {
+			if s.Port == target.Port() {
+				return nil
+			}
+		}
+		if owned(target) == nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("relay: port %d is not one of your sessions' (%v)", target.Port(), err)
+		}
+		return fmt.Errorf("relay: port %d is not the port of one of your sessions on this host (gosh sessions lists them)", target.Port())
+	}
 }
 
 // relayHost is the relay's default target address: the server's address

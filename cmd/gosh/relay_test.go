@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/relay"
 )
 
@@ -150,6 +152,9 @@ func TestServerRelayRun(t *testing.T) {
 		{"SSH_CONNECTION", nil, "192.0.2.9 51000 127.0.0.1 22"},
 		{"no SSH_CONNECTION", nil, ""},
 	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the echo server is no session, and only Linux tells that its port is this user's")
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.sshConnection == "" {
@@ -207,4 +212,40 @@ func relayPipe(t *testing.T) (r, w *os.File) {
 		t.Cleanup(func() { timer.Stop() })
 	}
 	return r, w
+}
+
+// TestRelayAllow: the relay's port policy allows a port of one of the
+// user's gosh sessions (as the daemons answer) or of the user's own UDP
+// sockets, and nothing else, with one line saying so.
+func TestRelayAllow(t *testing.T) {
+	target := netip.MustParseAddrPort("127.0.0.1:60001")
+	sessions := func(list []daemon.Session, err error) func(context.Context) ([]daemon.Session, error) {
+		return func(ctx context.Context) ([]daemon.Session, error) {
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("the daemons are asked without a deadline")
+			}
+			return list, err
+		}
+	}
+	refuse := func(netip.AddrPort) error { return errors.New("not yours") }
+	allow := func(netip.AddrPort) error { return nil }
+	for _, tc := range []struct {
+		name     string
+		sessions func(context.Context) ([]daemon.Session, error)
+		owned    func(netip.AddrPort) error
+		want     string // "" for allowed
+	}{
+		{"a session's port", sessions([]daemon.Session{{ID: "0123abcd", Port: 60002}, {ID: "89abcdef", Port: 60001}}, nil), refuse, ""},
+		{"a session whose loop did not answer", sessions([]daemon.Session{{ID: "0123abcd", Port: 60001, Err: "the session did not answer"}}, nil), refuse, ""},
+		{"a socket of the user's", sessions(nil, nil), allow, ""},
+		{"no session there", sessions([]daemon.Session{{ID: "0123abcd", Port: 60002}, {ID: "89abcdef", Err: "no answer"}}, nil), refuse,
+			"relay: port 60001 is not the port of one of your sessions on this host (gosh sessions lists them)"},
+		{"no daemons to ask", sessions(nil, errors.New("daemon: gosh server runs on Linux, macOS and the BSDs, not on this system")), refuse,
+			"relay: port 60001 is not one of your sessions' (daemon: gosh server runs on Linux, macOS and the BSDs, not on this system)"},
+	} {
+		err := relayAllow(tc.sessions, tc.owned)(context.Background(), target)
+		if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || err.Error() != tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }

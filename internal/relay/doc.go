@@ -36,7 +36,11 @@
 // frame it reads as one UDP datagram to the server's port, and frames each
 // datagram it receives from there. It forwards only to an address of the
 // host it runs on ([CheckTarget]), so that it cannot be made into a UDP
-// forwarder to other hosts where the SSH server allows no forwarding. A
+// forwarder to other hosts where the SSH server allows no forwarding, and
+// only to a port its Allow accepts (by default one that only this user's
+// UDP sockets hold, [OwnedPort]; gosh server relay also accepts the ports
+// of the user's gosh sessions), so that it cannot reach the host's other
+// UDP services. A
 // datagram that cannot be sent (the server not listening for a moment) is
 // lost, as it would be on UDP; SSP retransmits.
 //

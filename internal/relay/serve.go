@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +21,36 @@ type Server struct {
 	// the first socket failure while the target does not answer, and how
 	// many failures there were once it does.
 	Logf func(format string, args ...any)
+
+	// Allow decides whether the relay may forward to target, an address
+	// of this host ([CheckTarget] passed), and says why not. nil allows a
+	// port only when the datagrams sent to it reach a UDP socket of this
+	// process's user and no other user's ([OwnedPort]), which only Linux
+	// can tell: elsewhere nil allows no port.
+	Allow func(ctx context.Context, target netip.AddrPort) error
+}
+
+// allow is s.Allow, or the default.
+func (s *Server) allow(ctx context.Context, target netip.AddrPort) error {
+	if s.Allow != nil {
+		return s.Allow(ctx, target)
+	}
+	return AllowOwned(target)
+}
+
+// AllowOwned allows target when [OwnedPort] says the datagrams sent to it
+// reach a UDP socket of this process's user and no other user's.
+func AllowOwned(target netip.AddrPort) error {
+	owned, err := OwnedPort(target, os.Getuid())
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return fmt.Errorf("relay: this system does not tell whose socket port %d is", target.Port())
+	case err != nil:
+		return fmt.Errorf("relay: reading this host's UDP sockets: %w", err)
+	case !owned:
+		return fmt.Errorf("relay: port %d on %v is not a port of yours", target.Port(), target.Addr())
+	}
+	return nil
 }
 
 // Serve runs the server end of a relay with the zero [Server].
@@ -29,7 +60,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, target netip.AddrPort)
 }
 
 // Serve relays between a stream of frames and target, which must pass
-// [CheckTarget]: each frame read from r is sent to target as one UDP
+// [CheckTarget] and s.Allow: each frame read from r is sent to target as one UDP
 // datagram, from a socket of Serve's own, and each datagram that socket
 // receives is written to w as one frame. A datagram that the socket fails
 // to send or receive (the server not listening for a moment) is lost, as
@@ -49,6 +80,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, target netip.AddrPort)
 // nothing but the closed socket.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer, target netip.AddrPort) error {
 	if err := CheckTarget(target); err != nil {
+		return err
+	}
+	if err := s.allow(ctx, target); err != nil {
 		return err
 	}
 	conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(target))

@@ -172,7 +172,8 @@ func TestServeRefusedThenUp(t *testing.T) {
 	probe.Close() // nobody listens on target now
 
 	log := &syncLog{}
-	sv := startServe(t, context.Background(), &Server{Logf: log.logf}, target)
+	allowAny := func(context.Context, netip.AddrPort) error { return nil } // nobody holds the port yet
+	sv := startServe(t, context.Background(), &Server{Logf: log.logf, Allow: allowAny}, target)
 	resend(t, sv, []byte("lost"), func() bool { return strings.Contains(log.String(), "refused") })
 	startEcho(t, target.Port())
 	// Until the socket has reported every refusal, a datagram may still
