@@ -45,7 +45,8 @@ encrypted datagrams on the SSH channel instead; it is not meant to be run
 by hand.
 
 Each datagram travels on the channel as a 2-byte big-endian length and the
-datagram. The relay forwards only to an address of this host: ADDR defaults
+datagram, after a first frame each way that carries the relay's version
+(a client of another version is refused, with a line on stderr). The relay forwards only to an address of this host: ADDR defaults
 to the local address of the SSH connection ($SSH_CONNECTION), which is
 where "gosh server new -s" listens, or 127.0.0.1 without one. A link-local
 ADDR needs its zone (fe80::1%eth0), and must be that interface's. PORT

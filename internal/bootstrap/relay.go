@@ -135,12 +135,15 @@ func (s *relayStream) Read(p []byte) (int, error) {
 // Write writes to the relay's input.
 func (s *relayStream) Write(p []byte) (int, error) { return s.in.Write(p) }
 
-// Close ends the relay and the SSH connection.
+// Close ends the relay and the SSH connection. The connection is closed
+// first: on a connection whose network went away, closing the channel
+// first would wait behind a write the connection never takes, and Close
+// must not block the session loop that calls it.
 func (s *relayStream) Close() error {
 	s.once.Do(func() {
+		s.conn.Close()
 		s.in.Close()
 		s.sess.Close()
-		s.conn.Close()
 	})
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,10 +24,19 @@ var errDeadline = errors.New("relay: deadlines not supported")
 // goes to the server, whatever address WriteTo is given.
 //
 // A Conn reads the stream in a goroutine of its own, from NewConn until
-// the stream ends. Once the stream has ended (the far end closed it, or
-// reading or writing it failed) or the Conn is closed, [Conn.Done] is
-// closed and ReadFrom and WriteTo return errors wrapping [net.ErrClosed];
-// [Conn.Err] tells which it was.
+// the stream ends, and writes it in another: WriteTo only queues a frame,
+// and never blocks, as a UDP socket's does not. When the stream does not
+// take the frames (an SSH connection whose network went away), at most
+// [WriteQueue] wait and the others are dropped, as a full UDP socket
+// drops them, so that a session loop that writes never freezes. The
+// stream starts, both ways, with the version frame ([AppendHello]); a far
+// end that sends none, or another version, ends the stream with an error
+// saying so.
+//
+// Once the stream has ended (the far end closed it, or reading or
+// writing it failed) or the Conn is closed, [Conn.Done] is closed and
+// ReadFrom and WriteTo return errors wrapping [net.ErrClosed]; [Conn.Err]
+// tells which it was.
 //
 // A Conn is safe for concurrent use.
 type Conn struct {
@@ -39,8 +49,8 @@ type Conn struct {
 	returned chan struct{}
 	done     chan struct{} // closed when the stream has ended
 
-	wmu  sync.Mutex // hold while writing a frame to rwc; guards wbuf
-	wbuf []byte
+	queue   chan []byte  // frames for the writer goroutine
+	dropped atomic.Int64 // frames WriteTo dropped, the queue full
 
 	mu     sync.Mutex // guards following
 	ended  bool       // done is closed
@@ -50,9 +60,14 @@ type Conn struct {
 
 var _ net.PacketConn = (*Conn)(nil)
 
+// WriteQueue is how many frames a [Conn] holds for a stream that does not
+// take them, at most 4 MiB; it drops the others. It is a second or more
+// of a session's datagrams.
+const WriteQueue = 64
+
 // NewConn returns a Conn relaying datagrams over rwc to the server at
-// remote, and starts its reader. The Conn owns rwc from then on: Close
-// closes it.
+// remote, and starts its reader and its writer, which writes the version
+// frame first. The Conn owns rwc from then on: Close closes it.
 func NewConn(rwc io.ReadWriteCloser, remote netip.AddrPort) *Conn {
 	c := &Conn{
 		rwc:      rwc,
@@ -60,15 +75,25 @@ func NewConn(rwc io.ReadWriteCloser, remote netip.AddrPort) *Conn {
 		frames:   make(chan []byte),
 		returned: make(chan struct{}),
 		done:     make(chan struct{}),
+		queue:    make(chan []byte, WriteQueue),
 	}
 	go c.read()
+	go c.write()
 	return c
 }
 
-// read is the reader goroutine: it hands the datagrams of the stream to
-// ReadFrom until the stream ends or the Conn is closed.
+// read is the reader goroutine: it checks the server end's version frame,
+// then hands the datagrams of the stream to ReadFrom until the stream
+// ends or the Conn is closed.
 func (c *Conn) read() {
 	fr := NewReader(c.rwc)
+	if err := fr.ReadHello("the server's gosh server relay"); err != nil {
+		if err == io.EOF {
+			err = fmt.Errorf("relay: stream closed by the server end: %w", io.EOF)
+		}
+		c.end(err)
+		return
+	}
 	for {
 		d, err := fr.Next()
 		if err == io.EOF {
@@ -81,6 +106,27 @@ func (c *Conn) read() {
 		select {
 		case c.frames <- d:
 			<-c.returned
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// write is the writer goroutine: it writes the version frame, then the
+// queued frames, until the stream fails or the Conn is closed. Closing
+// the stream makes a write that blocks return.
+func (c *Conn) write() {
+	if err := writeHello(c.rwc); err != nil {
+		c.end(fmt.Errorf("relay: writing stream: %w", err))
+		return
+	}
+	for {
+		select {
+		case f := <-c.queue:
+			if _, err := c.rwc.Write(f); err != nil {
+				c.end(fmt.Errorf("relay: writing stream: %w", err))
+				return
+			}
 		case <-c.done:
 			return
 		}
@@ -120,11 +166,13 @@ func (c *Conn) ReadFrom(p []byte) (int, net.Addr, error) {
 	}
 }
 
-// WriteTo writes p to the stream as one frame, for the server; addr is
-// ignored. A p longer than [MaxDatagram] is refused, as a UDP socket
-// refuses a datagram too long for it, and the stream goes on. An error
-// writing the stream ends it; after that, or after Close, WriteTo returns
-// an error wrapping [net.ErrClosed].
+// WriteTo queues p for the stream as one frame, for the server; addr is
+// ignored. It does not wait for the stream: when [WriteQueue] frames are
+// waiting already, p is dropped, as a UDP socket drops a datagram, and
+// WriteTo reports it sent. A p longer than [MaxDatagram] is refused, as a
+// UDP socket refuses a datagram too long for it, and the stream goes on.
+// An error writing the stream ends it; after that, or after Close,
+// WriteTo returns an error wrapping [net.ErrClosed].
 func (c *Conn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	if len(p) > MaxDatagram {
 		return 0, errTooLarge(len(p))
@@ -134,23 +182,19 @@ func (c *Conn) WriteTo(p []byte, addr net.Addr) (int, error) {
 		return 0, errClosed
 	default:
 	}
-	c.wmu.Lock()
-	c.wbuf, _ = AppendFrame(c.wbuf[:0], p)
-	_, err := c.rwc.Write(c.wbuf)
-	c.wmu.Unlock()
-	if err != nil {
-		if c.end(fmt.Errorf("relay: writing stream: %w", err)) == nil {
-			return 0, errClosed // Close made the write fail
-		}
-		return 0, fmt.Errorf("relay: writing stream: %w", err)
+	f, _ := AppendFrame(make([]byte, 0, headerLen+len(p)), p)
+	select {
+	case c.queue <- f:
+	default:
+		c.dropped.Add(1)
 	}
 	return len(p), nil
 }
 
 // Close closes the stream: a ReadFrom waiting for a datagram returns at
-// once, and the reader goroutine ends when the pending Read of the stream
-// returns, which closing it makes happen for pipes and network
-// connections. Close returns the error of closing the stream; a second
+// once, the frames still queued are dropped, and the reader and writer
+// goroutines end when the pending Read and Write of the stream return,
+// which closing it makes happen for pipes and network connections. Close returns the error of closing the stream; a second
 // Close does nothing and returns nil.
 func (c *Conn) Close() error {
 	c.mu.Lock()

@@ -8,16 +8,24 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 var testServer = netip.MustParseAddrPort("192.0.2.7:60001")
 
+// peerEnd is the server's end of a connPair: the stream, and a Reader of
+// the client's frames that has read its version frame.
+type peerEnd struct {
+	net.Conn
+	in *Reader
+}
+
 // connPair returns a Conn over one end of a net.Pipe and the other end,
-// the server's, with deadlines testTimeout from now. Both are closed when
-// the test ends.
-func connPair(t *testing.T) (*Conn, net.Conn) {
+// the server's, with deadlines testTimeout from now, once both version
+// frames went through. Both are closed when the test ends.
+func connPair(t *testing.T) (*Conn, *peerEnd) {
 	t.Helper()
 	a, b := net.Pipe()
 	if err := b.SetDeadline(time.Now().Add(testTimeout)); err != nil {
@@ -28,7 +36,14 @@ func connPair(t *testing.T) (*Conn, net.Conn) {
 		c.Close()
 		b.Close()
 	})
-	return c, b
+	p := &peerEnd{Conn: b, in: NewReader(b)}
+	if _, err := b.Write(AppendHello(nil)); err != nil {
+		t.Fatalf("writing the server's version frame: %v", err)
+	}
+	if err := p.in.ReadHello("the client"); err != nil {
+		t.Fatalf("the client's version frame: %v", err)
+	}
+	return c, p
 }
 
 // readFrom runs c.ReadFrom in a goroutine and returns its results.
@@ -70,7 +85,7 @@ func TestConnRoundTrip(t *testing.T) {
 		_, err := c.WriteTo([]byte("from the client"), &net.UDPAddr{IP: net.IPv4(10, 1, 1, 1), Port: 9})
 		written <- err
 	}()
-	got, err := NewReader(peer).Next()
+	got, err := peer.in.Next()
 	if err != nil || string(got) != "from the client" {
 		t.Errorf("the server read %q, %v; want %q", got, err, "from the client")
 	}
@@ -166,15 +181,108 @@ func TestConnWriteError(t *testing.T) {
 	defer w.Close()
 	c := NewConn(brokenWriter{r}, testServer)
 	defer c.Close()
-	if _, err := c.WriteTo([]byte("x"), nil); err == nil {
-		t.Errorf("WriteTo on a broken stream succeeded")
-	}
+	c.WriteTo([]byte("x"), nil)
 	wait(t, c.Done(), "Done")
 	if err := c.Err(); err == nil || !bytes.Contains([]byte(err.Error()), []byte("channel broken")) {
 		t.Errorf("Err = %v, want the write's error", err)
 	}
 	if _, err := c.WriteTo([]byte("x"), nil); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("WriteTo after the failure = %v, want net.ErrClosed", err)
+	}
+}
+
+// wedged is a stream that is never read at the far end (an SSH connection
+// whose network went away): Write blocks until Close.
+type wedged struct {
+	closed chan struct{}
+	once   sync.Once
+	writes atomic.Int64
+}
+
+func (w *wedged) Read(p []byte) (int, error) {
+	<-w.closed
+	return 0, net.ErrClosed
+}
+
+func (w *wedged) Write(p []byte) (int, error) {
+	w.writes.Add(1)
+	<-w.closed
+	return 0, net.ErrClosed
+}
+
+func (w *wedged) Close() error {
+	w.once.Do(func() { close(w.closed) })
+	return nil
+}
+
+// TestConnWedged: on a stream that takes nothing, WriteTo still returns
+// at once, WriteQueue frames wait and the rest are dropped, as UDP drops
+// them; Close ends it all.
+func TestConnWedged(t *testing.T) {
+	goroutineLeakCheck(t)
+	w := &wedged{closed: make(chan struct{})}
+	c := NewConn(w, testServer)
+	const n = 1000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range n {
+			if m, err := c.WriteTo(make([]byte, 1200), nil); m != 1200 || err != nil {
+				t.Errorf("WriteTo = %d, %v", m, err)
+				return
+			}
+		}
+	}()
+	wait(t, done, "1000 WriteTo on a wedged stream")
+	// The writer is stuck in the version frame, or in the first datagram
+	// it took off the queue.
+	if d := c.dropped.Load(); d != n-WriteQueue && d != n-WriteQueue-1 {
+		t.Errorf("dropped %d datagrams, want %d or %d", d, n-WriteQueue, n-WriteQueue-1)
+	}
+	if got := w.writes.Load(); got != 1 {
+		t.Errorf("%d writes under way, want 1", got)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	wait(t, closed, "Close")
+	wait(t, c.Done(), "Done")
+}
+
+// TestConnHello: the client end refuses a server end that starts with no
+// version frame (a gosh server relay that predates it) or another
+// version, with one line saying so, and reports one that closes the
+// stream first.
+func TestConnHello(t *testing.T) {
+	other := AppendHello(nil)
+	other[len(other)-1] = 2
+	for _, tc := range []struct {
+		name  string
+		first []byte
+		want  string
+	}{
+		{"no version frame", frames(t, make([]byte, 40)),
+			"relay: the server's gosh server relay sent no version frame: it is an older gosh; install this gosh's version (relay version 1) at both ends"},
+		{"another version", other,
+			"relay: the server's gosh server relay speaks relay version 2, this gosh version 1; install the same gosh version at both ends"},
+		{"closed", nil, "relay: stream closed by the server end: EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goroutineLeakCheck(t)
+			a, b := net.Pipe()
+			c := NewConn(a, testServer)
+			defer c.Close()
+			go io.Copy(io.Discard, b) // the client's frames
+			if tc.first != nil {
+				b.Write(tc.first)
+			} else {
+				b.Close()
+			}
+			wait(t, c.Done(), "Done")
+			if err := c.Err(); err == nil || err.Error() != tc.want {
+				t.Errorf("Err = %v, want %q", err, tc.want)
+			}
+			b.Close()
+		})
 	}
 }
 
@@ -187,7 +295,7 @@ func TestConnTooLarge(t *testing.T) {
 		t.Errorf("WriteTo(%d bytes) succeeded", MaxDatagram+1)
 	}
 	go c.WriteTo(make([]byte, MaxDatagram), nil)
-	if d, err := NewReader(peer).Next(); err != nil || len(d) != MaxDatagram {
+	if d, err := peer.in.Next(); err != nil || len(d) != MaxDatagram {
 		t.Errorf("after a refused datagram, read %d bytes, %v; want %d", len(d), err, MaxDatagram)
 	}
 	select {
@@ -197,7 +305,8 @@ func TestConnTooLarge(t *testing.T) {
 	}
 }
 
-// TestConnConcurrentWrites: frames written at once never interleave.
+// TestConnConcurrentWrites: frames written at once never interleave; a
+// datagram the queue has no room for is dropped whole.
 func TestConnConcurrentWrites(t *testing.T) {
 	goroutineLeakCheck(t)
 	c, peer := connPair(t)
@@ -216,18 +325,17 @@ func TestConnConcurrentWrites(t *testing.T) {
 			}
 		}()
 	}
-	r := NewReader(peer)
-	for range writers * each {
-		d, err := r.Next()
+	wg.Wait()
+	for got := 0; int64(got)+c.dropped.Load() < writers*each; got++ {
+		d, err := peer.in.Next()
 		if err != nil {
-			t.Fatalf("Next: %v", err)
+			t.Fatalf("Next after %d datagrams (%d dropped): %v", got, c.dropped.Load(), err)
 		}
 		w := int(d[0])
 		if want := bytes.Repeat(d[:1], len(d)); !bytes.Equal(d, want) || len(d) < 100+w*500 || len(d) >= 100+w*500+each {
 			t.Fatalf("a %d-byte datagram of writer %d is mixed up", len(d), w)
 		}
 	}
-	wg.Wait()
 }
 
 func TestConnAddrsAndDeadlines(t *testing.T) {

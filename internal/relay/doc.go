@@ -26,9 +26,24 @@
 //
 // A datagram holds at most [MaxDatagram] (65535) bytes, the most a UDP
 // datagram can. A frame of length 0 carries no datagram: readers skip it,
-// and a writer may send one as a keepalive. There is no other header, no
-// version and no handshake; the stream ends when the channel closes.
-// [AppendFrame] and [WriteFrame] write frames and a [Reader] reads them.
+// and a writer may send one as a keepalive. The stream ends when the
+// channel closes. [AppendFrame] and [WriteFrame] write frames and a
+// [Reader] reads them.
+//
+// # The version frame
+//
+// Each end's first frame, in both directions, is the version frame
+// ([AppendHello]): the 10 bytes "GOSH-RELAY" and the 2-byte big-endian
+// [Version], 1. Each end writes its own without waiting for the other's,
+// and reads the other's first ([Reader.ReadHello]); a first frame that is
+// not a version frame (an end that predates it, or something that is no
+// relay) or another version ends the stream with one line saying so.
+// The frame is 12 bytes, shorter than any sealed datagram, so an older
+// end that takes it for a datagram passes on something the session
+// drops, and still gives a clear line: a new client against an older
+// gosh server relay reads a datagram where the version frame should be,
+// and an older client against a new relay gets the relay's refusal as
+// the stream's end (what the relay said on its standard error).
 //
 // # The two ends
 //
@@ -45,7 +60,12 @@
 // lost, as it would be on UDP; SSP retransmits.
 //
 // [Conn] is the client end: a [net.PacketConn] over the channel's stdio,
-// which the session sends on and reads from as it would a UDP socket.
+// which the session sends on and reads from as it would a UDP socket. Like
+// one, its WriteTo never blocks: a goroutine of its own writes the
+// stream, a few datagrams wait for it ([WriteQueue]) and the others are
+// dropped while the stream takes none (an SSH connection whose network
+// went away), so that the session's loop goes on painting the screen and
+// reading the escape key.
 //
 // A stream is reliable and ordered, so datagrams on it are never lost or
 // reordered, but one that is slow holds up those behind it (head-of-line

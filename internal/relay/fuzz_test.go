@@ -51,3 +51,26 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadHello reads the version frame from arbitrary streams: no panic,
+// and a stream is accepted exactly when its first non-empty frame is
+// AppendHello's.
+func FuzzReadHello(f *testing.F) {
+	f.Add(AppendHello(nil))
+	f.Add(append([]byte{0, 0}, AppendHello(nil)...))
+	f.Add(frames(f, []byte("GOSH-RELAY\x00\x02")))
+	f.Add(frames(f, []byte("GOSH-RELAY")))
+	f.Add(frames(f, make([]byte, 100)))
+	f.Add([]byte{0, 12, 'G'})
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		err := NewReader(bytes.NewReader(stream)).ReadHello("the peer")
+		rest := stream
+		for len(rest) >= 2 && rest[0] == 0 && rest[1] == 0 {
+			rest = rest[2:]
+		}
+		want := AppendHello(nil)
+		if accepted := err == nil; accepted != bytes.HasPrefix(rest, want) {
+			t.Fatalf("ReadHello(%q) = %v", stream, err)
+		}
+	})
+}

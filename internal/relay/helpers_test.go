@@ -21,7 +21,7 @@ const testTimeout = 10 * time.Second
 func goroutineLeakCheck(t *testing.T) {
 	t.Helper()
 	t.Cleanup(func() {
-		marks := [][]byte{[]byte("relay.forward"), []byte("relay.(*Conn).read(")}
+		marks := [][]byte{[]byte("relay.forward"), []byte("relay.(*Conn).read("), []byte("relay.(*Conn).write(")}
 		buf := make([]byte, 1<<20)
 		leaked := func() bool {
 			n := runtime.Stack(buf, true)

@@ -60,15 +60,18 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, target netip.AddrPort)
 }
 
 // Serve relays between a stream of frames and target, which must pass
-// [CheckTarget] and s.Allow: each frame read from r is sent to target as one UDP
-// datagram, from a socket of Serve's own, and each datagram that socket
-// receives is written to w as one frame. A datagram that the socket fails
-// to send or receive (the server not listening for a moment) is lost, as
-// on UDP, and the relay goes on.
+// [CheckTarget] and s.Allow. It writes the version frame to w, and
+// checks that r starts with the client's, of the same [Version]; then
+// each frame read from r is sent to target as one UDP datagram, from a
+// socket of Serve's own, and each datagram that socket receives is
+// written to w as one frame. A datagram that the socket fails to send or
+// receive (the server not listening for a moment) is lost, as on UDP, and
+// the relay goes on.
 //
 // Serve returns nil when r ends between two frames (the SSH channel
-// closed) or ctx is done, and an error when r ends inside a frame or
-// fails, when writing to w fails, or when the socket fails for good.
+// closed) or ctx is done, and an error when r starts with no version
+// frame or another version, ends inside a frame or fails, when writing
+// to w fails, or when the socket fails for good.
 //
 // When Serve returns, its socket is closed and its goroutines have
 // stopped. To stop them, it interrupts a Read of r still pending (unless r
@@ -142,10 +145,17 @@ func interruptWrite(w io.Writer) bool {
 	return ok && d.SetWriteDeadline(past) == nil
 }
 
-// forwardUp sends the frames read from r to conn until r ends, and returns
-// why it stopped (nil: r ended cleanly, or conn was closed).
+// forwardUp checks the client's version frame, then sends the frames
+// read from r to conn until r ends, and returns why it stopped (nil: r
+// ended cleanly, or conn was closed).
 func forwardUp(conn *net.UDPConn, r io.Reader, h *health) error {
 	fr := NewReader(r)
+	switch err := fr.ReadHello("the client"); {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return err
+	}
 	for {
 		d, err := fr.Next()
 		if err == io.EOF {
@@ -166,9 +176,13 @@ func forwardUp(conn *net.UDPConn, r io.Reader, h *health) error {
 	}
 }
 
-// forwardDown writes the datagrams conn receives to w, framed, until conn
-// is closed, and returns why it stopped (nil: conn was closed).
+// forwardDown writes the version frame to w, then the datagrams conn
+// receives, framed, until conn is closed, and returns why it stopped
+// (nil: conn was closed).
 func forwardDown(conn *net.UDPConn, w io.Writer, h *health) error {
+	if err := writeHello(w); err != nil {
+		return fmt.Errorf("relay: writing stream: %w", err)
+	}
 	buf := make([]byte, headerLen+MaxDatagram)
 	for {
 		n, err := conn.Read(buf[headerLen:])

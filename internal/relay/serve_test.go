@@ -24,14 +24,65 @@ type served struct {
 	result chan error
 }
 
-// startServe runs s.Serve(ctx, …, target) in a goroutine.
+// startServe runs s.Serve(ctx, …, target) in a goroutine, and passes the
+// version frames both ways.
 func startServe(t *testing.T, ctx context.Context, s *Server, target netip.AddrPort) *served {
+	t.Helper()
+	sv := startServeRaw(t, ctx, s, target)
+	if _, err := sv.in.Write(AppendHello(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sv.out.ReadHello("the relay"); err != nil {
+		t.Fatalf("the relay's version frame: %v", err)
+	}
+	return sv
+}
+
+// startServeRaw is startServe without the version frames.
+func startServeRaw(t *testing.T, ctx context.Context, s *Server, target netip.AddrPort) *served {
 	t.Helper()
 	r, in := pipe(t)
 	outR, w := pipe(t)
 	sv := &served{in: in, out: NewReader(outR), outR: outR, result: make(chan error, 1)}
 	go func() { sv.result <- s.Serve(ctx, r, w, target) }()
 	return sv
+}
+
+// TestServeHello: Serve writes its version frame first, and refuses a
+// client whose stream starts with no version frame (a client that
+// predates it) or another version, with one line saying so; a client
+// that closes the stream at once ends it cleanly.
+func TestServeHello(t *testing.T) {
+	other := AppendHello(nil)
+	other[len(other)-1] = 9
+	for _, tc := range []struct {
+		name  string
+		first []byte
+		want  string
+	}{
+		{"no version frame", frames(t, make([]byte, 40)),
+			"relay: the client sent no version frame: it is an older gosh; install this gosh's version (relay version 1) at both ends"},
+		{"another version", other,
+			"relay: the client speaks relay version 9, this gosh version 1; install the same gosh version at both ends"},
+		{"closed", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goroutineLeakCheck(t)
+			echo := startEcho(t, 0)
+			sv := startServeRaw(t, context.Background(), &Server{}, echo.addr())
+			if err := sv.out.ReadHello("the relay"); err != nil {
+				t.Errorf("the relay's first frame: %v", err)
+			}
+			if tc.first != nil {
+				sv.in.Write(tc.first)
+			}
+			sv.in.Close()
+			err := wait(t, sv.result, "Serve")
+			if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || err.Error() != tc.want)) {
+				t.Errorf("Serve = %v, want %q", err, tc.want)
+			}
+		})
+	}
 }
 
 // roundTrip writes d as a frame and reads the next frame back.
@@ -133,6 +184,7 @@ func TestServeWriteError(t *testing.T) {
 	r, in := pipe(t)
 	result := make(chan error, 1)
 	go func() { result <- Serve(context.Background(), r, failingWriter{}, echo.addr()) }()
+	in.Write(AppendHello(nil))
 	if err := WriteFrame(in, []byte("x")); err != nil {
 		t.Fatal(err)
 	}

@@ -221,7 +221,9 @@ func writeTo(pc net.PacketConn, b []byte, to netip.AddrPort) error {
 // Relay is a path that carries datagrams over a stream when UDP is
 // blocked (internal/relay's Conn over an SSH channel): a PacketConn whose
 // ReadFrom reports the server's address, and which says when the stream
-// has ended.
+// has ended. Its WriteTo and Close must not block, as a UDP socket's do
+// not: the session loop calls them (a relay over a stream queues a few
+// datagrams and drops the rest while the stream takes none).
 type Relay interface {
 	net.PacketConn
 	// Done is closed when the stream has ended or failed.
