@@ -110,16 +110,27 @@ proto:
 		--go_opt=module=$(PKG)/internal/pb \
 		transportinstruction.proto userinput.proto hostinput.proto
 
+# SIGNING_KEY signs a snapshot's checksums.txt: the test key, copied with
+# the mode ssh-keygen wants (git keeps 0644). A release is signed with the
+# release key instead, in CI (docs/release.md).
+SIGNING_KEY := build/release-test-key
+
+$(SIGNING_KEY): internal/bootstrap/testdata/release-test-key
+	@mkdir -p build
+	install -m 600 $< $@
+
 # dist builds a GoReleaser snapshot of the release into dist/: every
-# archive, package and manifest, without publishing anything.
-dist:
-	$(GORELEASER) release --snapshot --clean
+# archive, package and manifest, and checksums.txt signed with the test
+# key, without publishing anything.
+dist: $(SIGNING_KEY)
+	GOSH_SIGNING_KEY=$(CURDIR)/$(SIGNING_KEY) $(GORELEASER) release --snapshot --clean
 
 # release-check checks the GoReleaser configuration, builds a snapshot and
-# checks what it holds (internal/releasecheck, and self-upload of its
-# linux/arm64 archive in internal/bootstrap).
-release-check:
-	$(GORELEASER) check
+# checks what it holds (internal/releasecheck: every artifact, and the
+# signature of checksums.txt; and self-upload of its linux/arm64 archive,
+# signature checked, in internal/bootstrap).
+release-check: $(SIGNING_KEY)
+	GOSH_SIGNING_KEY=$(CURDIR)/$(SIGNING_KEY) $(GORELEASER) check
 	$(MAKE) dist
 	GOSH_DIST=$(CURDIR)/dist $(GO) test -count=1 -tags releasecheck ./internal/releasecheck
 	GOSH_DIST=$(CURDIR)/dist $(GO) test -count=1 -run 'TestRunUploadFromDist' ./internal/bootstrap

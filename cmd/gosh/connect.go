@@ -141,6 +141,12 @@ session on the server, and its key in a file only you can read
 to resume it (--new does not ask), and --resume resumes one at once: the
 same shell, the whole screen, and the scrollback from where it stopped.
 
+A remote without gosh gets one uploaded; for a remote of another platform
+it is that platform's build from this version's release, downloaded over
+https (from GOSH_RELEASE_URL when set, a mirror; GOSH_RELEASE_ALLOW_HTTP=1
+allows plain http) and trusted only once the release's signed checksums
+vouch for it.
+
 Options come before the host, as with mosh; everything after the host is
 COMMAND, which runs instead of the login shell (e.g. tmux attach).
 Inside a session, Ctrl-^ . quits, Ctrl-^ Ctrl-Z suspends and Ctrl-^ ^ sends

@@ -216,9 +216,14 @@ func (a *addrValue) Set(s string) error {
 
 func (a *addrValue) Type() string { return "addr" }
 
+// installKeys, when set, are the public keys gosh server install trusts
+// instead of the release key built in (the tests sign with a key of their
+// own); nothing outside the tests sets it.
+var installKeys string
+
 // newServerInstallCmd is "gosh server install": fill the binary cache with
 // server builds for other platforms, verified against the release's
-// checksums, for self-upload without a download at connect time.
+// signed checksums, for self-upload without a download at connect time.
 func newServerInstallCmd() *cobra.Command {
 	var goos, goarch, from, cache string
 	cmd := &cobra.Command{
@@ -226,9 +231,12 @@ func newServerInstallCmd() *cobra.Command {
 		Short: "Put gosh server builds for other platforms in the binary cache",
 		Long: `Put gosh builds for other platforms into the binary cache, from which
 gosh connect uploads to a remote that has no gosh. Each comes from this
-version's release (or DIR, holding the release's archives and
-checksums.txt), checked against the release's checksums. Without --os and
---arch, every Unix platform of the release is installed.`,
+version's release (or DIR, holding the release's archives, checksums.txt
+and checksums.txt.sig), checked against the release's checksums, whose
+signature by gosh's release key is checked first. Downloads take https
+only; GOSH_RELEASE_ALLOW_HTTP=1 allows plain http (the signature is
+checked all the same). Without --os and --arch, every Unix platform of the
+release is installed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			platforms := bootstrap.ServerPlatforms
@@ -238,7 +246,7 @@ checksums.txt), checked against the release's checksums. Without --os and
 			case goos != "" || goarch != "":
 				return usagef("%s: --os and --arch go together", cmd.CommandPath())
 			}
-			src := bootstrap.ReleaseSource{URL: bootstrap.ReleaseURL(), Dir: from}
+			src := bootstrap.ReleaseSource{URL: bootstrap.ReleaseURL(), Dir: from, Keys: installKeys}
 			if cache == "" {
 				cache = bootstrap.DefaultBinaryCache()
 			}
@@ -255,7 +263,7 @@ checksums.txt), checked against the release's checksums. Without --os and
 	f := cmd.Flags()
 	f.StringVar(&goos, "os", "", "the platform's operating system (linux, darwin, freebsd, openbsd)")
 	f.StringVar(&goarch, "arch", "", "the platform's architecture (amd64, arm64, arm, riscv64)")
-	f.StringVar(&from, "from", "", "a directory holding the release's archives and checksums.txt, instead of downloading")
+	f.StringVar(&from, "from", "", "a directory holding the release's archives, checksums.txt and checksums.txt.sig, instead of downloading")
 	f.StringVar(&cache, "binary-cache", "", "the binary cache to fill (default: gosh connect's)")
 	return cmd
 }

@@ -3,15 +3,10 @@
 package bootstrap
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -386,58 +381,6 @@ esac
 	})
 }
 
-// releaseDir writes a release directory with one archive, for goos/goarch,
-// holding bin as its gosh, and checksums.txt; tamper changes the archive
-// after its checksum was taken.
-func releaseDir(t *testing.T, goos, goarch, bin string, tamper bool) string {
-	t.Helper()
-	dir := t.TempDir()
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := ArchiveName(goos, goarch)
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, f := range []struct {
-		name string
-		body []byte
-	}{{"LICENSE", []byte("MIT")}, {"gosh", b}} {
-		tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.body)), Typeflag: tar.TypeReg})
-		tw.Write(f.body)
-	}
-	tw.Close()
-	zw.Close()
-	sum := sha256.Sum256(buf.Bytes())
-	writeFile(t, filepath.Join(dir, "checksums.txt"), fmt.Sprintf("%x  %s\n%x  other.tar.gz\n", sum, name, sha256.Sum256(nil)))
-	archive := buf.Bytes()
-	if tamper {
-		archive[len(archive)/2] ^= 1
-	}
-	writeFile(t, filepath.Join(dir, name), string(archive))
-	return dir
-}
-
-// serveRelease serves dir over HTTP on loopback and records the requests.
-func serveRelease(t *testing.T, dir string) (url string, requests func() []string) {
-	t.Helper()
-	var mu sync.Mutex
-	var got []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.URL.Path)
-		mu.Unlock()
-		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), got...)
-	}
-}
-
 // TestRunUploadOtherPlatform: the remote is linux/arm64 (a fake uname) and
 // the client has no binary for it: the release's arm64 archive is fetched
 // over HTTP, verified against the release's checksums, cached, uploaded
@@ -449,18 +392,18 @@ func TestRunUploadOtherPlatform(t *testing.T) {
 
 	cache := filepath.Join(f.h.dir, "empty-cache")
 	t.Run("tampered archive", func(t *testing.T) {
-		url, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, true))
+		src, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, tamperArchive))
 		var logs, stderr syncBuffer
 		cfg := f.cfg(&logs, &stderr)
 		cfg.BinaryCache = cache
-		cfg.Release = ReleaseSource{URL: url}
+		cfg.Release = src
 		_, err := Run(testContext(t), cfg)
 		var re *ReleaseError
-		if !errors.As(err, &re) || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), url) {
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), src.URL) {
 			t.Fatalf("Run = %v, want a ReleaseError naming the URL and the SHA-256 mismatch", err)
 		}
-		if got := requests(); len(got) != 2 {
-			t.Errorf("requests %q, want checksums.txt and the archive", got)
+		if got := requests(); len(got) != 3 {
+			t.Errorf("requests %q, want checksums.txt, its signature and the archive", got)
 		}
 		if left, _ := filepath.Glob(filepath.Join(cfg.BinaryCache, "*")); len(left) > 0 {
 			t.Errorf("the cache keeps %q from a tampered archive", left)
@@ -471,13 +414,13 @@ func TestRunUploadOtherPlatform(t *testing.T) {
 	})
 
 	t.Run("fetched, verified, uploaded", func(t *testing.T) {
-		url, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, false))
+		src, requests := serveRelease(t, releaseDir(t, "linux", "arm64", f.gosh, tamperNone))
 		logs, stderr := &syncBuffer{}, &syncBuffer{}
 		cfg := f.cfg(logs, stderr)
 		cfg.BinaryCache = cache
-		cfg.Release = ReleaseSource{URL: url}
+		cfg.Release = src
 		runGosh(t, cfg, logs)
-		want := []string{"/checksums.txt", "/" + ArchiveName("linux", "arm64")}
+		want := []string{"/checksums.txt", "/checksums.txt.sig", "/" + ArchiveName("linux", "arm64")}
 		if got := requests(); !slices.Equal(got, want) {
 			t.Errorf("requests %q, want %q", got, want)
 		}
@@ -494,8 +437,28 @@ func TestRunUploadOtherPlatform(t *testing.T) {
 		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(logs, format+"\n", args...) }
 		cfg.Stderr = stderr
 		runGosh(t, cfg, logs)
-		if n := len(requests()); n != 2 || strings.Contains(stderr.String(), "uploading") {
+		if n := len(requests()); n != 3 || strings.Contains(stderr.String(), "uploading") {
 			t.Errorf("second connect: %d requests, stderr %q; want nothing fetched or uploaded", n, stderr.String())
+		}
+
+		// On a remote without it, when the cached binary changed since:
+		// it is checked again before the upload, refused and removed.
+		cached := filepath.Join(cfg.BinaryCache, "gosh-linux-arm64")
+		appendFile(t, cached, "\n# changed\n")
+		if err := os.RemoveAll(filepath.Dir(f.uploadedPath())); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := os.ReadDir(filepath.Dir(filepath.Dir(f.uploadedPath())))
+		_, err := Run(testContext(t), cfg)
+		if err == nil || !strings.Contains(err.Error(), "is not what its signed release holds") {
+			t.Fatalf("Run with a changed cached binary = %v, want a refusal", err)
+		}
+		t.Logf("refused: %v", err)
+		if _, err := os.Stat(cached); !os.IsNotExist(err) {
+			t.Error("the changed binary is still cached")
+		}
+		if after, _ := os.ReadDir(filepath.Dir(filepath.Dir(f.uploadedPath()))); len(after) != len(before) {
+			t.Errorf("something was uploaded: %d entries, then %d", len(before), len(after))
 		}
 	})
 }
@@ -522,7 +485,7 @@ func TestRunUploadFromDist(t *testing.T) {
 	f.fake(t, "uname", `case "$1" in -s) echo Linux;; -m) echo aarch64;; *) /bin/uname "$@";; esac`+"\n")
 
 	tampered := t.TempDir()
-	for _, n := range []string{"checksums.txt", name} {
+	for _, n := range []string{"checksums.txt", "checksums.txt.sig", name} {
 		b, err := os.ReadFile(filepath.Join(dist, n))
 		if err != nil {
 			t.Fatal(err)
@@ -532,24 +495,24 @@ func TestRunUploadFromDist(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(tampered, n), string(b))
 	}
-	url, _ := serveRelease(t, tampered)
+	src, _ := serveRelease(t, tampered)
 	var logs, stderr syncBuffer
 	cfg := f.cfg(&logs, &stderr)
 	cfg.BinaryCache = filepath.Join(f.h.dir, "empty-cache")
-	cfg.Release = ReleaseSource{URL: url}
+	cfg.Release = src
 	var re *ReleaseError
 	if _, err := Run(testContext(t), cfg); !errors.As(err, &re) || !strings.Contains(err.Error(), "SHA-256") {
 		t.Fatalf("Run with a tampered archive = %v, want a ReleaseError", err)
 	}
 
-	url, requests := serveRelease(t, dist)
-	cfg.Release = ReleaseSource{URL: url}
+	src, requests := serveRelease(t, dist)
+	cfg.Release = src
 	_, err := Run(testContext(t), cfg)
 	var se *ServerError
 	if !errors.As(err, &se) {
 		t.Fatalf("Run = %v, want a ServerError (an arm64 gosh cannot run here)", err)
 	}
-	if got := requests(); !slices.Equal(got, []string{"/checksums.txt", "/" + name}) {
+	if got := requests(); !slices.Equal(got, []string{"/checksums.txt", "/checksums.txt.sig", "/" + name}) {
 		t.Errorf("requests %q", got)
 	}
 	cached := filepath.Join(cfg.BinaryCache, "gosh-linux-arm64")

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	// No test may download from the real release: a test that forgets to
 	// set Config.Release gets a refused connection on loopback.
-	os.Setenv(ReleaseURLEnv, "http://127.0.0.1:9/no-release")
+	os.Setenv(ReleaseURLEnv, "https://127.0.0.1:9/no-release")
 	// Uploads compress at the fastest level: the level changes nothing the
 	// tests check, and compress/flate is twentyfold slower under the race
 	// detector (TestUploadTime1Mbps sets the levels it measures).

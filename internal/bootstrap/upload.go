@@ -125,6 +125,9 @@ func ensureUploaded(ctx context.Context, rr *remoteRun, cfg *Config, out *startO
 	if slices.Contains(out.have, sum) {
 		return sum, "", nil
 	}
+	if err := verifyCachedRelease(cfg.Release, path, sum, goos, goarch); err != nil {
+		return "", "", err
+	}
 	uploaded, err = upload(ctx, rr, cfg, path, sum, goos, goarch, out.gzip)
 	return sum, uploaded, err
 }

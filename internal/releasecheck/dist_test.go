@@ -4,8 +4,8 @@
 // release-check: goreleaser check, make dist, then this test with
 // GOSH_DIST pointing at dist/): every archive, package and manifest the
 // release promises is there, listed in checksums.txt with the right
-// SHA-256, holds what it should, and the linux/amd64 binary runs and
-// carries the stamped version.
+// SHA-256, holds what it should, checksums.txt is signed (with the test
+// key), and the linux/amd64 binary runs and carries the stamped version.
 package releasecheck
 
 import (
@@ -87,9 +87,34 @@ func TestDist(t *testing.T) {
 		}
 	}
 
-	// The linux/amd64 binary runs and says its version.
+	// checksums.txt is signed (with the test key, in a snapshot), as
+	// OpenSSH's ssh-keygen -Y verify checks it too, and lists everything
+	// but its signature (which it cannot list without changing after it
+	// was signed).
+	testKey, err := os.ReadFile(filepath.Join("..", "bootstrap", "testdata", "release-test-key.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, listed := sums["checksums.txt.sig"]; listed {
+		t.Error("checksums.txt lists its own signature")
+	}
+	f := strings.Fields(string(testKey))
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(allowed, []byte("gosh-release "+f[0]+" "+f[1]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verify := exec.Command("ssh-keygen", "-Y", "verify", "-f", allowed, "-I", "gosh-release", "-n", "gosh-release", "-s", filepath.Join(d, "checksums.txt.sig"))
+	if verify.Stdin, err = os.Open(filepath.Join(d, "checksums.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := verify.CombinedOutput(); err != nil {
+		t.Errorf("ssh-keygen -Y verify of checksums.txt: %v\n%s", err, out)
+	}
+
+	// The linux/amd64 binary, fetched with the signature checked, runs
+	// and says its version.
 	cache := t.TempDir()
-	gosh, err := bootstrap.FetchRelease(context.Background(), bootstrap.ReleaseSource{Dir: d}, "linux", "amd64", cache)
+	gosh, err := bootstrap.FetchRelease(context.Background(), bootstrap.ReleaseSource{Dir: d, Keys: string(testKey)}, "linux", "amd64", cache)
 	if err != nil {
 		t.Fatal(err)
 	}
