@@ -53,10 +53,10 @@ func TestServerSquattedControlDir(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("gosh server new: %v\n%s", err, stderr.Bytes())
 	}
-	pid := 0
+	pid, id := 0, ""
 	for _, line := range strings.Split(stderr.String(), "\n") {
-		if p, ok := connectline.ParseDetached(line); ok {
-			pid = p
+		if d, ok := connectline.ParseDetached(line); ok {
+			pid, id = d.PID, d.Session
 		}
 	}
 	if pid <= 0 {
@@ -75,11 +75,9 @@ func TestServerSquattedControlDir(t *testing.T) {
 	if code != 0 || errs != "" || !strings.Contains(out, strconv.Itoa(pid)) {
 		t.Fatalf("gosh server list = %d, %q, %q; want the session of daemon %d", code, out, errs, pid)
 	}
-	ids, _ := filepath.Glob(filepath.Join(m[1], "*.sock"))
-	if len(ids) != 1 {
-		t.Fatalf("sockets in %s: %q", m[1], ids)
+	if _, err := os.Stat(filepath.Join(m[1], id+".sock")); err != nil {
+		t.Fatalf("the session %q has no socket in %s: %v", id, m[1], err)
 	}
-	id := strings.TrimSuffix(filepath.Base(ids[0]), ".sock")
 	if code, _, errs := runGosh(t, "server", "kill", id); code != 0 {
 		t.Fatalf("gosh server kill %s = %d, %q", id, code, errs)
 	}

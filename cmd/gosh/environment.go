@@ -33,6 +33,7 @@ var environment = []envGroup{
 		{"MOSH_NO_TERM_INIT", "set to anything: the terminal is not switched to its alternate screen, as --no-init", "switched"},
 		{"GOSH_BINARY_CACHE", "directory of gosh-<os>-<arch> binaries to upload to remotes of other platforms (--binary-cache)", "gosh/VERSION in the user cache directory"},
 		{"GOSH_RELEASE_URL", "where release archives are downloaded from when the cache has no binary for the remote's platform", "the project's release of this version"},
+		{"GOSH_RELEASE_ALLOW_HTTP", "1: release downloads (and gosh server install) may use plain http:// URLs and follow redirects to them; the signature of the release is checked all the same", "https only"},
 	}},
 	{"gosh server new (as mosh-server)", []envVar{
 		{"MOSH_SERVER_NETWORK_TMOUT", "seconds without hearing from the client after which the session ends", "0, never"},

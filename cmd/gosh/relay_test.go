@@ -139,9 +139,9 @@ func startRelayEcho(t *testing.T) uint16 {
 }
 
 // TestServerRelayRun runs "gosh server relay" in-process between two
-// pipes, as SSH runs it: frames on stdin reach a UDP echo server on
-// 127.0.0.1 and come back on stdout, and the end of stdin ends it with
-// status 0.
+// pipes, as SSH runs it: after the version frames, frames on stdin reach a
+// UDP echo server on 127.0.0.1 and come back on stdout, and the end of
+// stdin ends it with status 0.
 func TestServerRelayRun(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -171,6 +171,12 @@ func TestServerRelayRun(t *testing.T) {
 			go func() { code <- run(context.Background(), args, stdin, stdout, &stderr) }()
 
 			frames := relay.NewReader(out)
+			if _, err := in.Write(relay.AppendHello(nil)); err != nil {
+				t.Fatal(err)
+			}
+			if err := frames.ReadHello("gosh server relay"); err != nil {
+				t.Fatalf("the relay's version frame: %v", err)
+			}
 			for _, d := range []string{"hello", strings.Repeat("x", 1400), "bye"} {
 				if err := relay.WriteFrame(in, []byte(d)); err != nil {
 					t.Fatal(err)
@@ -247,5 +253,25 @@ func TestRelayAllow(t *testing.T) {
 		if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || err.Error() != tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestServerRelayOldClient: a client that predates the version frame
+// (its first frame is a datagram) is refused with one line on stderr,
+// which the client's end shows as the stream's end.
+func TestServerRelayOldClient(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the echo server is no session, and only Linux tells that its port is this user's")
+	}
+	port := startRelayEcho(t)
+	var stdin, stdout, stderr bytes.Buffer
+	relay.WriteFrame(&stdin, make([]byte, 40))
+	code := run(context.Background(), []string{"server", "relay", "--host", "127.0.0.1", "--port", fmt.Sprint(port)}, &stdin, &stdout, &stderr)
+	want := "gosh server relay: relay: the client sent no version frame: it is an older gosh; install this gosh's version (relay version 1) at both ends\n"
+	if code != exitError || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), exitError, want)
+	}
+	if err := relay.NewReader(&stdout).ReadHello("gosh server relay"); err != nil {
+		t.Errorf("the relay's output does not start with its version frame: %v", err)
 	}
 }
