@@ -117,19 +117,37 @@ func (c *Conn) read() {
 // the stream makes a write that blocks return.
 func (c *Conn) write() {
 	if err := writeHello(c.rwc); err != nil {
-		c.end(fmt.Errorf("relay: writing stream: %w", err))
+		c.writeFailed(err)
 		return
 	}
 	for {
 		select {
 		case f := <-c.queue:
 			if _, err := c.rwc.Write(f); err != nil {
-				c.end(fmt.Errorf("relay: writing stream: %w", err))
+				c.writeFailed(err)
 				return
 			}
 		case <-c.done:
 			return
 		}
+	}
+}
+
+// writeGrace is how long a failed write waits for the reader to end the
+// stream with its own error.
+const writeGrace = 200 * time.Millisecond
+
+// writeFailed ends the stream after a failed write, unless the reader
+// ends it within writeGrace: a far end that closed the stream has usually
+// said why (the relay's last line on its standard error, which the SSH
+// stream returns at its end), and the reader reports that.
+func (c *Conn) writeFailed(err error) {
+	t := time.NewTimer(writeGrace)
+	defer t.Stop()
+	select {
+	case <-c.done:
+	case <-t.C:
+		c.end(fmt.Errorf("relay: writing stream: %w", err))
 	}
 }
 
