@@ -23,6 +23,22 @@ import (
 // the server is behind (vt.Complete.ScrollBehind): lines wait in its
 // history, and its screen shows newer rows, which a shrink of the primary
 // screen would push into the scrollback ahead of them.
+//
+// Some terminals ignore mode 1049: GNU screen by default (altscreen off),
+// tmux with alternate-screen off, xterm with titeInhibit. They have one
+// screen, where the program's rows are drawn over the primary screen's,
+// which the client cannot take back from the terminal. So before it first
+// switches, the client asks whether 1049 works (probeAlt): it switches to
+// the alternate screen and back with the cursor moved off the first
+// column meanwhile, and asks where the cursor is; 1049 restores the
+// cursor it saved, on the first column. (DECRQM for mode 1049 would say
+// it too, but tmux 3.3 does not answer DECRQM.) A terminal with one
+// screen gets frames as a stock Mosh client paints them, all on the
+// primary screen, from what the client knows it shows; the lines for the
+// scrollback still go into the terminal's. The switch back asks again
+// (leaveAlt). A terminal that answers no queries keeps the client
+// guessing: it switches, and draws every row again on the way back, which
+// shows the right screen whether the terminal switched or not.
 
 // homePrimary keeps what the client knows of the primary screen as it
 // switches to the alternate one, having moved the cursor home: a terminal
@@ -51,6 +67,11 @@ func (c *client) termAlt() bool { return c.shown != nil && c.shown.Modes().AltSc
 // terminals move them, at the latest when they switch back, as for a
 // resize of the primary screen. It reports whether it wrote: the paint
 // then waits for the answer.
+//
+// It moves the cursor off the first column first, and an answer there
+// shows a terminal that ignored 1049 (oneScreen). A terminal that
+// answers no queries has every row drawn again, with the cursor home
+// whichever screen it shows.
 func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
 	if !c.scrollSync || !c.termAlt() {
 		return false
@@ -59,7 +80,7 @@ func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
 		return false
 	}
 	b := []byte("\x1b[?1049l")
-	primary := c.primary
+	alt, primary := c.shown, c.primary
 	c.primary = termSnap{}
 	f := &c.fenced
 	switch {
@@ -67,14 +88,89 @@ func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
 		c.shown, c.repaint = nil, true // unknown (a first paint went to the alternate screen)
 	case f.mute:
 		c.restore(primary) // altResized followed its resizes
+		c.repaint = true
+		b = append(b, "\x1b[H"...)
 	default:
 		c.restore(primary)
+		b = append([]byte(offFirstColumn), b...)
 		b = append(b, cprQuery...)
-		f.pending, f.painted, f.first, f.deadline = true, false, nil, now.Add(cprWait)
-		f.before = c.snapshot()
+		f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
+		f.before, f.leaving = c.snapshot(), alt
 	}
 	c.write(b)
 	return true
+}
+
+// offFirstColumn moves the cursor to the second column of its row.
+const offFirstColumn = "\x1b[2G"
+
+// altProbe switches to the alternate screen and back, with the cursor
+// moved to the second column meanwhile, and asks where the cursor is: on
+// the first column if 1049 restored it.
+const altProbe = "\x1b[H\x1b[?1049h" + offFirstColumn + "\x1b[?1049l\x1b[6n"
+
+// probeAlt asks the terminal, the first time frame is to be shown on its
+// alternate screen, whether it has one: it asks where the cursor is and
+// the screen's size, as askFirst does, and then runs altProbe. It reports
+// whether it asked: the paint then waits for the answers.
+func (c *client) probeAlt(now time.Time, frame *vt.Framebuffer) bool {
+	f := &c.fenced
+	if !c.scrollSync || f.mute || f.probed || c.shown == nil || !frame.Modes().AltScreen || c.termAlt() {
+		return false
+	}
+	c.write([]byte(cprQuery + altProbe))
+	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
+	f.before, f.probing, f.probed = c.snapshot(), true, true
+	return true
+}
+
+// probedAlt takes the answer to altProbe, once the answer to the query
+// before it has been accounted for: the cursor is at rep, on the top row.
+func (c *client) probedAlt(rep cprReport) {
+	if rep.col != 0 {
+		c.logf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
+		c.fenced.single = true
+	}
+	if c.shown != nil {
+		shown := c.shown.Clone()
+		shown.SetCursor(rep.col, rep.row)
+		c.shown = shown
+	}
+}
+
+// enterAlt starts a write that draws frame, if frame shows on the
+// alternate screen and the display is to switch to it (it does so for a
+// frame drawn whole): the cursor goes home first, where 1049 saves it.
+// On the way back the cursor is restored there (leaveAlt) if the
+// terminal honoured 1049; xterm saves it again when it is switched while
+// on the alternate screen already.
+func (c *client) enterAlt(frame *vt.Framebuffer) {
+	switch {
+	case !frame.Modes().AltScreen:
+	case !c.termAlt():
+		c.out = append(c.out, "\x1b[H"...)
+		c.homePrimary() // the write switches to the alternate screen
+	case c.repaint:
+		c.out = append(c.out, "\x1b[H"...)
+	}
+}
+
+// oneScreen accounts for a terminal that ignored mode 1049, found out as
+// the client switched it back (leaveAlt): its only screen shows what the
+// client drew on the alternate one (alt), with the cursor at (x, y) of
+// w×h, and not the primary screen's rows the client had kept. It is no
+// scrollback of the session's, so the client draws every row again,
+// from what it knows the terminal shows.
+func (c *client) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
+	c.logf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
+	c.fenced.single = true
+	shown := alt.Clone()
+	shown.MarkPrimaryScreen()
+	shown.Resize(w, h)
+	shown.SetCursor(x, y)
+	// Its rows are not the server's: a shrink that pushed them before the
+	// next paint skips none of the server's lines (tookTop).
+	c.shown, c.onTop, c.untrusted, c.repaint = shown, 0, true, true
 }
 
 // leaveAltForGood appends to b what takes the terminal back to its

@@ -866,6 +866,9 @@ func (c *client) paint(now time.Time, final bool) {
 	if c.scrollSync && c.tr.Remote().ScrollBehind() && !final {
 		frame.MarkAltScreen() // newer than the lines still to come (altscreen.go)
 	}
+	if c.fenced.single {
+		frame.MarkPrimaryScreen() // the terminal has one screen (altscreen.go)
+	}
 	if !final {
 		c.predict.Cull(now, remote, c.link())
 		c.predict.Apply(frame)
@@ -877,7 +880,7 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
-		if c.leaveAlt(now, frame) {
+		if c.leaveAlt(now, frame) || c.probeAlt(now, frame) {
 			return
 		}
 		asked, idle := c.askFirst(now, frame)
@@ -907,10 +910,7 @@ func (c *client) paint(now time.Time, final bool) {
 		}
 		if !drawn {
 			c.fitFrame(frame)
-			if frame.Modes().AltScreen && !c.termAlt() {
-				c.out = append(c.out, "\x1b[H"...)
-				c.homePrimary() // the write switches to the alternate screen
-			}
+			c.enterAlt(frame)
 		}
 	}
 	var part *vt.Framebuffer // a band of frame, if that is all the write holds

@@ -39,17 +39,21 @@ const cprWait = 500 * time.Millisecond
 // are accounted for by the terminals' rule (termResized).
 type paintFence struct {
 	cpr      cprFilter
-	pending  bool       // a query is unanswered
-	first    *cprReport // its first report (the cursor), until the second (the size)
-	painted  bool       // the query started a write
-	valid    bool       // answered, and nothing written since
-	unsure   bool       // the client does not know where the cursor is (a first paint): the next answer says
-	mute     bool       // the terminal did not answer once: the rule decides
+	pending  bool        // a query is unanswered
+	reps     []cprReport // its reports so far: the cursor, the size, then probeAlt's cursor
+	painted  bool        // the query started a write
+	valid    bool        // answered, and nothing written since
+	unsure   bool        // the client does not know where the cursor is (a first paint): the next answer says
+	mute     bool        // the terminal did not answer once: the rule decides
 	deadline time.Time
-	before   termSnap // what the client knew of the terminal when it asked
-	fed      int      // lines the write pushed with line feeds, before it drew anything
-	drew     bool     // the write drew after them
-	drawing  []byte   // what it wrote after them
+	before   termSnap        // what the client knew of the terminal when it asked
+	fed      int             // lines the write pushed with line feeds, before it drew anything
+	drew     bool            // the write drew after them
+	drawing  []byte          // what it wrote after them
+	leaving  *vt.Framebuffer // the query follows a switch back from this alternate screen (leaveAlt)
+	probing  bool            // probeAlt's query: a third report follows
+	probed   bool            // probeAlt asked
+	single   bool            // the terminal ignores mode 1049 (altscreen.go)
 }
 
 // termSnap is what the client knows of its terminal at one moment: what
@@ -92,7 +96,7 @@ func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idl
 		return false, fit
 	}
 	c.write([]byte(cprQuery))
-	f.pending, f.painted, f.first, f.deadline = true, false, nil, now.Add(cprWait)
+	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
 	f.before = c.snapshot()
 	return true, nil
 }
@@ -107,7 +111,7 @@ func (c *client) fence(now time.Time, before termSnap, fed, feeds int) {
 	c.out = append(c.out, cprQuery...)
 	copy(c.out[len(cprQuery):], c.out)
 	copy(c.out, cprQuery)
-	f.pending, f.painted, f.first, f.deadline = true, true, nil, now.Add(cprWait)
+	f.pending, f.painted, f.reps, f.deadline = true, true, f.reps[:0], now.Add(cprWait)
 	f.before, f.fed, f.drew = before, fed, len(f.drawing) > 0
 	if before.shown == nil {
 		f.unsure = true // a first paint: the answer says where the cursor was
@@ -135,8 +139,12 @@ func (c *client) fenceWait(now time.Time) bool {
 	f := &c.fenced
 	if f.pending && !now.Before(f.deadline) {
 		c.logf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
-		f.pending, f.mute, f.first = false, true, nil
+		f.pending, f.mute, f.reps, f.probing = false, true, f.reps[:0], false
 		f.before = termSnap{}
+		if f.leaving != nil {
+			// Which screen it shows is not known: every row is drawn.
+			f.leaving, c.repaint = nil, true
+		}
 		if b := f.cpr.flush(); len(b) > 0 {
 			c.typed(now, b)
 		}
@@ -156,14 +164,17 @@ func (c *client) takeReports(now time.Time, b []byte) []byte {
 		if !f.pending {
 			break // not awaited: a late answer after a timeout
 		}
-		if f.first == nil {
-			f.first = &r
+		if f.reps = append(f.reps, r); len(f.reps) < 2 || f.probing && len(f.reps) < 3 {
 			continue
 		}
-		at := *f.first
-		f.pending, f.first, f.valid = false, nil, !f.painted
-		c.answered(now, at.col, at.row, r.col+1, r.row+1)
-		f.before = termSnap{}
+		at, size := f.reps[0], f.reps[1]
+		f.pending, f.valid = false, !f.painted
+		c.answered(now, at.col, at.row, size.col+1, size.row+1)
+		if f.probing {
+			f.probing = false
+			c.probedAlt(f.reps[2])
+		}
+		f.reps, f.before = f.reps[:0], termSnap{}
 	}
 	if !f.pending {
 		keys = append(keys, f.cpr.flush()...)
@@ -177,6 +188,13 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	f := &c.fenced
 	b := f.before
 	c.setSize(now, w, h)
+	if alt := f.leaving; alt != nil {
+		f.leaving = nil
+		if x != 0 { // the cursor 1049 saved, home, was not restored
+			c.oneScreen(alt, x, y, w, h)
+			return
+		}
+	}
 	if f.unsure {
 		// Only a query alone says where the cursor is now.
 		if !f.painted && c.shown != nil {

@@ -247,6 +247,12 @@ func (fb *Framebuffer) WithRowsBelow(y int, below *Framebuffer) *Framebuffer {
 // (section 12.3), and a display with CapAltScreen switches screens for it.
 func (fb *Framebuffer) MarkAltScreen() { fb.modes.AltScreen = true }
 
+// MarkPrimaryScreen marks fb, a copy of what a terminal shows, as shown
+// on the primary screen without changing its rows: a terminal that
+// ignores mode 1049 draws the alternate screen on its primary one
+// (section 12.3).
+func (fb *Framebuffer) MarkPrimaryScreen() { fb.modes.AltScreen = false }
+
 // Title returns the window title (OSC 0 or 2).
 func (fb *Framebuffer) Title() string { return fb.title }
 

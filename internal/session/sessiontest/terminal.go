@@ -1,6 +1,7 @@
 package sessiontest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ type Terminal struct {
 	suspended int
 	written   int
 	mute      bool // answers no queries
+	oneScreen bool // ignores mode 1049 (IgnoreAltScreen)
 	hungUp    bool
 	racing    []int // heights to take right after the next answer (ResizeAfterAnswer)
 	readSize  int   // the most a read takes (0: a whole write)
@@ -231,11 +233,32 @@ func (t *Terminal) Mute() {
 	t.mute = true
 }
 
+// IgnoreAltScreen makes the terminal ignore mode 1049, as GNU screen
+// does by default, tmux with alternate-screen off and xterm with
+// titeInhibit: it has one screen, on which the alternate screen's rows
+// are drawn over the primary one's, and 1049 neither saves nor restores
+// the cursor.
+func (t *Terminal) IgnoreAltScreen() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.oneScreen = true
+}
+
+// altScreenModes are the sequences IgnoreAltScreen takes out of what the
+// client writes (it writes mode 1049 alone, never in a list).
+var altScreenModes = []string{"\x1b[?1049h", "\x1b[?1049l"}
+
 // Write renders p. Queries in it (the cursor position, DSR 6) are
 // answered on the input, after what was typed before, as a terminal does.
 func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	size := len(p)
+	if t.oneScreen {
+		for _, m := range altScreenModes {
+			p = bytes.ReplaceAll(p, []byte(m), nil)
+		}
+	}
 	if len(t.preWrite) > 0 && len(p) > queryAlone {
 		t.setSize(t.cols, t.preWrite[0])
 		t.preWrite = t.preWrite[1:]
@@ -256,7 +279,7 @@ func (t *Terminal) Write(p []byte) (int, error) {
 	} else {
 		reply = t.emu.Feed(p, nil)
 	}
-	t.written += len(p)
+	t.written += size
 	if len(reply) > 0 && len(p) <= queryAlone && len(t.racing) > 0 {
 		for _, rows := range t.racing {
 			t.setSize(t.cols, rows)
@@ -274,7 +297,7 @@ func (t *Terminal) Write(p []byte) (int, error) {
 			}
 		}()
 	}
-	return len(p), nil
+	return size, nil
 }
 
 // Input delivers what [Terminal.Type] sends.
