@@ -17,6 +17,7 @@ import (
 type Tmux struct {
 	t    testing.TB
 	sock string
+	conf string // the configuration file
 }
 
 // RequireCommands fails the test, pointing at `make deps`, if any of the
@@ -37,12 +38,26 @@ func RequireCommands(t testing.TB, names ...string) {
 // the extra environment env, and kills it when the test ends.
 func NewTmux(t testing.TB, cols, rows int, env []string, argv ...string) *Tmux {
 	t.Helper()
+	return NewTmuxConf(t, "", cols, rows, env, argv...)
+}
+
+// NewTmuxConf is NewTmux with a tmux configuration file holding conf
+// (tmux commands, one a line), such as "set -g alternate-screen off".
+func NewTmuxConf(t testing.TB, conf string, cols, rows int, env []string, argv ...string) *Tmux {
+	t.Helper()
 	RequireCommands(t, "tmux")
 	dir, err := os.MkdirTemp("", "gosh-tmux-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &Tmux{t: t, sock: filepath.Join(dir, "sock")}
+	tm := &Tmux{t: t, sock: filepath.Join(dir, "sock"), conf: os.DevNull}
+	if conf != "" {
+		tm.conf = filepath.Join(dir, "tmux.conf")
+		if err := os.WriteFile(tm.conf, []byte(conf+"\n"), 0o600); err != nil {
+			os.RemoveAll(dir)
+			t.Fatal(err)
+		}
+	}
 	// One command list: keep panes after their program exits (so the final
 	// screen can be read), no status line (the pane is the whole window).
 	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
@@ -70,7 +85,7 @@ func NewTmux(t testing.TB, cols, rows int, env []string, argv ...string) *Tmux {
 func (tm *Tmux) run(args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, "tmux", append([]string{"-S", tm.sock, "-f", "/dev/null"}, args...)...)
+	c := exec.CommandContext(ctx, "tmux", append([]string{"-S", tm.sock, "-f", tm.conf}, args...)...)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()
