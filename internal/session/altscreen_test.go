@@ -33,15 +33,21 @@ func TestScrollbackOneScreen(t *testing.T) {
 		// over, and they are gone (in order and once each, the rest).
 		unsure bool
 		later  bool // ignores 1049 only after the pager ran once
+		// stops answering as the pager starts ("pager": the client
+		// asks in vain whether the terminal has an alternate screen)
+		// or exits ("q")
+		muteAt string
 	}{
-		{"ignores 1049", true, false, false, false, false},
-		{"ignores 1049 and answers nothing", true, true, false, false, false},
-		{"answers nothing", false, true, false, false, false},
-		{"ignores 1049, resized", true, false, true, false, false},
-		{"ignores 1049 and answers nothing, resized", true, true, true, true, false},
+		{name: "ignores 1049", oneScreen: true},
+		{name: "ignores 1049 and answers nothing", oneScreen: true, mute: true},
+		{name: "answers nothing", mute: true},
+		{name: "ignores 1049, resized", oneScreen: true, resize: true},
+		{name: "ignores 1049 and answers nothing, resized", oneScreen: true, mute: true, resize: true, unsure: true},
 		// As after tmux set alternate-screen off: the switch back
 		// finds it out.
-		{"ignores 1049 from the second time, resized", true, false, true, false, true},
+		{name: "ignores 1049 from the second time, resized", oneScreen: true, resize: true, later: true},
+		{name: "stops answering as the pager starts", oneScreen: true, muteAt: "pager"},
+		{name: "ignores 1049 from the second time, stops answering as the pager exits", oneScreen: true, later: true, muteAt: "q"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -68,7 +74,15 @@ func TestScrollbackOneScreen(t *testing.T) {
 					r.term.IgnoreAltScreen()
 					tail = append(tail, "gosh$ pager", "gosh$ echo first", "first")
 				}
-				r.term.Type("pager\r")
+				if tc.muteAt == "pager" {
+					r.term.Type("pager")
+					r.waitScreen("gosh$ pager", 5*time.Second)
+					time.Sleep(time.Second)
+					r.term.Mute()
+					r.term.Type("\r")
+				} else {
+					r.term.Type("pager\r")
+				}
 				r.waitScreen("page1", 5*time.Second)
 				if tc.resize {
 					for _, rows := range []int{16, 30, 20, 24} {
@@ -80,6 +94,9 @@ func TestScrollbackOneScreen(t *testing.T) {
 					}
 				}
 				time.Sleep(time.Second)
+				if tc.muteAt == "q" {
+					r.term.Mute()
+				}
 				r.term.Type("q")
 				r.term.Type("echo after\r")
 				r.waitPrompt("after", 5*time.Second)

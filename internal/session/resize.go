@@ -139,12 +139,12 @@ func (c *client) fenceWait(now time.Time) bool {
 	f := &c.fenced
 	if f.pending && !now.Before(f.deadline) {
 		c.logf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
-		f.pending, f.mute, f.reps, f.probing = false, true, f.reps[:0], false
-		f.before = termSnap{}
 		if f.leaving != nil {
 			// Which screen it shows is not known: every row is drawn.
-			f.leaving, c.repaint = nil, true
+			c.repaint = true
 		}
+		f.pending, f.mute, f.reps, f.probing, f.leaving = false, true, f.reps[:0], false, nil
+		f.before = termSnap{}
 		if b := f.cpr.flush(); len(b) > 0 {
 			c.typed(now, b)
 		}
