@@ -2,9 +2,13 @@ package vt
 
 // scroll detects that the screen scrolled (new row 0 is old row k, and a
 // run of following rows matches) and scrolls the receiver the same way
-// with line feeds, so those rows need not be redrawn (step 7).
+// with line feeds, so those rows need not be redrawn (step 7). A new row
+// 0 the receiver's row 0 already shows is no scroll, as in Mosh.
 func (f *frame) scroll() {
 	old, next, m := f.d.old, f.next.rows, f.d.mask
+	if old[0].sameAs(next[0], m) {
+		return
+	}
 	k := 1
 	for k < f.h && !old[k].sameAs(next[0], m) {
 		k++
