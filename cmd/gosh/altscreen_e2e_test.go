@@ -47,9 +47,22 @@ func TestE2EScrollbackOneScreen(t *testing.T) {
 			tm.Send("seq 1 5\r")
 			seqDone(t, tm, 5, 10*time.Second)
 			tm.Send("vim -u NONE -N -n\r")
-			tm.WaitFor(10*time.Second, "vim", func(s []string) bool { return len(s) > 1 && s[1] == "~" })
+			// A screen is painted in bands: vim shows when all of its
+			// rows do, and has gone when none does.
+			tildes := func(s []string) int {
+				n := 0
+				for _, r := range s {
+					if strings.HasPrefix(r, "~") {
+						n++
+					}
+				}
+				return n
+			}
+			tm.WaitFor(10*time.Second, "vim", func(s []string) bool { return tildes(s) == len(s)-2 })
 			tm.Send(":q\r")
-			tm.WaitFor(10*time.Second, "the prompt after vim", func(s []string) bool { return s[lastNonEmpty(s)] == prompt })
+			tm.WaitFor(10*time.Second, "the prompt after vim", func(s []string) bool {
+				return s[lastNonEmpty(s)] == prompt && tildes(s) == 0
+			})
 			tm.Send("echo after-vim\r")
 			tm.WaitFor(10*time.Second, "the prompt after echo", func(s []string) bool {
 				i := lastNonEmpty(s)
