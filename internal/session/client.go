@@ -850,7 +850,9 @@ func (c *client) resume() {
 
 // paint draws the newest server screen with the predictions and the
 // notification bar on the user's terminal. final drops the overlays, for
-// the last frame.
+// the last frame. It is long because it is where a paint's steps are put
+// in order (overlays, the terminal's screens and answers, the scrollback
+// lines, the frame in bands); each step is a function of its own.
 func (c *client) paint(now time.Time, final bool) {
 	if c.fenceWait(now) && !final {
 		return
