@@ -104,6 +104,7 @@ var allowedModules = map[string]bool{
 	"github.com/creack/pty":           true,
 	"google.golang.org/protobuf":      true,
 	"github.com/spf13/cobra":          true,
+	"github.com/spf13/pflag":          true, // cobra's flag package: its API takes *pflag.FlagSet and pflag.Value
 	"github.com/ProtonMail/go-crypto": true, // test-only
 	"github.com/Microsoft/go-winio":   true, // Windows: the OpenSSH agent's named pipe
 	"gvisor.dev/gvisor":               true, // gosh bench: SSH over a real TCP in userspace

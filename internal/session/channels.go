@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -212,7 +212,7 @@ func (cs *channels) listenService(l Listener, label string, anyGen bool, service
 		for {
 			c, err := l.Accept()
 			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
+				if errors.Is(err, netaddr.ErrClosed) {
 					return
 				}
 				if pause == 0 {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
 // ForwardPolicy is what forwarding a server allows its client, as sshd's
@@ -169,13 +170,13 @@ func (cfg *ServerConfig) listenService(hostPort string) (func() (Listener, error
 
 // bind is where to listen for a -R that asks for hostPort.
 func (g GatewayPorts) bind(hostPort string) (string, error) {
-	host, port, err := net.SplitHostPort(hostPort)
+	host, port, err := netaddr.SplitHostPort(hostPort)
 	if err != nil {
 		return "", errors.New("bad listening address")
 	}
 	switch g {
 	case GatewayYes:
-		return net.JoinHostPort("", port), nil
+		return netaddr.JoinHostPort("", port), nil
 	case GatewayClientSpecified:
 		return hostPort, nil
 	}
@@ -187,7 +188,7 @@ func (g GatewayPorts) bind(hostPort string) (string, error) {
 	case err == nil && a.IsLoopback():
 		return hostPort, nil
 	case err == nil && a.Is6() && !a.Is4In6():
-		return net.JoinHostPort("::1", port), nil
+		return netaddr.JoinHostPort("::1", port), nil
 	}
-	return net.JoinHostPort("127.0.0.1", port), nil
+	return netaddr.JoinHostPort("127.0.0.1", port), nil
 }
