@@ -97,6 +97,16 @@ func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 		s.mindelayClock = time.Time{}
 		return s.sendData(now, diff), true
 	}
+	if sendDue && !s.current.Equal(s.sent[len(s.sent)-1].state) {
+		// The live state went back to the base state (a window resized
+		// and resized back before the peer acknowledged the first
+		// resize): the diff is empty, but the peer may hold the newer
+		// state sent since. An empty diff from the base under a new
+		// number names the live state; without it the change would
+		// stay due, and on an idle path due at once, in a loop.
+		s.mindelayClock = time.Time{}
+		return s.sendEmptyAck(now), true
+	}
 	if sendDue {
 		s.nextSend, s.mindelayClock = time.Time{}, time.Time{}
 	}

@@ -405,3 +405,54 @@ func TestSenderShownKeys(t *testing.T) {
 		t.Errorf("PacingMosh: a shown key left after %v, want SEND_MINDELAY %v", d, ClientSendMinDelay)
 	}
 }
+
+// TestSenderStateBackToBase: the live state goes back to the acknowledged
+// state while a newer one is in flight (a window resized and resized
+// back). The diff from the base is empty, but the peer may hold the newer
+// state, so the sender must name the live state under a new number, and
+// then rest: before the fix an idle path kept the change due at once and
+// Tick spun at one instant, sending nothing.
+func TestSenderStateBackToBase(t *testing.T) {
+	for _, p := range []Pacing{PacingGosh, PacingMosh} {
+		rtt := NewRTT()
+		rtt.Update(50 * ms)
+		host := ssptest.NewHost(80, 24)
+		s := newSender(host, t0, &rtt, ServerSendMinDelay, p, 0, newRandSource(bytes.NewReader(nil)))
+		now := t0
+		first, _ := s.Tick(now) // state 1: 80×24, acknowledged
+		s.processAck(first.NewNum)
+
+		now = now.Add(time.Second)
+		host.SetSize(100, 30)
+		var grown Instruction
+		for end := now.Add(time.Second); ; now = s.NextDeadline() {
+			if in, ok := s.Tick(now); ok && len(in.Diff) > 0 {
+				grown = in
+				break
+			}
+			if now.After(end) {
+				t.Fatalf("%v: the resize was never sent", p)
+			}
+		}
+		host.SetSize(80, 24) // back, before state 2 is acknowledged
+		var back Instruction
+		sent := false
+		for i := 0; i < 1000 && !sent; i++ {
+			back, sent = s.Tick(now)
+			if !sent {
+				next := s.NextDeadline()
+				if !next.After(now) {
+					t.Fatalf("%v: nothing sent and the deadline does not advance (at %v)", p, now.Sub(t0))
+				}
+				now = next
+			}
+		}
+		if !sent || back.NewNum <= grown.NewNum || back.OldNum != first.NewNum || len(back.Diff) != 0 {
+			t.Fatalf("%v: sent %v: old %d new %d diff %d bytes; want the live state as an empty diff from state %d under a number above %d",
+				p, sent, back.OldNum, back.NewNum, len(back.Diff), first.NewNum, grown.NewNum)
+		}
+		if in, ok := s.Tick(now); ok || !s.NextDeadline().After(now) {
+			t.Errorf("%v: after naming the live state the sender still sends (%v, %+v) or is due at once", p, ok, in)
+		}
+	}
+}
