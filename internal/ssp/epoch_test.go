@@ -140,3 +140,25 @@ func checkNoBadDropsExcept(t *testing.T, name string, st ssp.Stats, ok ssp.DropR
 	st.Dropped[ok] = 0
 	checkNoBadDrops(t, name, st)
 }
+
+// TestExitWithShutdown: the exit a server sets before its shutdown
+// travels with the shutdown: the client holds it by the time it has
+// acknowledged the shutdown, and a server that set none sends none.
+func TestExitWithShutdown(t *testing.T) {
+	for _, exit := range []uint64{0, 0x103} {
+		s := newSim(t, 24, lan, lan, ssp.Config{})
+		s.client.Current().Append([]byte("x"))
+		s.runUntil(s.now.Add(5*time.Second), s.converged)
+		s.server.SetExit(exit)
+		s.server.StartShutdown(s.now)
+		if !s.runUntil(s.now.Add(5*time.Second), s.client.CounterpartyShutdownAckSent) {
+			t.Fatalf("exit %#x: the client never acknowledged the shutdown", exit)
+		}
+		if got := s.client.PeerExit(); got != exit {
+			t.Errorf("the client holds exit %#x, want %#x", got, exit)
+		}
+		if got := s.server.PeerExit(); got != 0 {
+			t.Errorf("the server holds exit %#x from its client, want none", got)
+		}
+	}
+}

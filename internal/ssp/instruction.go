@@ -21,6 +21,7 @@ const (
 	fieldGoshEpoch       protowire.Number = 9
 	fieldGoshResumeFrom  protowire.Number = 10
 	fieldGoshNotice      protowire.Number = 11
+	fieldGoshExit        protowire.Number = 12
 )
 
 var errInstruction = errors.New("ssp: malformed instruction")
@@ -32,7 +33,7 @@ var errInstruction = errors.New("ssp: malformed instruction")
 //
 // Its codec is written by hand with protowire: [Instruction.AppendBinary]
 // writes fields 1 to 7 in field order, always, as Mosh does (an empty Diff
-// is 32 00), and field 8 only when GoshCaps is non-zero.
+// is 32 00), and gosh's fields 8 to 12 only when they are non-zero.
 type Instruction struct {
 	ProtocolVersion uint32 // always ProtocolVersion when sent
 	OldNum          uint64 // the receiver state the diff starts from
@@ -53,6 +54,10 @@ type Instruction struct {
 	// GoshNotice (field 11; empty = absent) is, from a server, why it no
 	// longer serves this client ("session taken over from ADDR").
 	GoshNotice []byte
+	// GoshExit (field 12; 0 = absent) is, from a server, how its program
+	// ended (docs/protocol.md section 12.5); the session layer gives the
+	// value its meaning.
+	GoshExit uint64
 }
 
 // AppendBinary appends the protobuf encoding of in to b. It never fails; the
@@ -79,6 +84,9 @@ func (in *Instruction) AppendBinary(b []byte) ([]byte, error) {
 	if len(in.GoshNotice) > 0 {
 		b = protowire.AppendTag(b, fieldGoshNotice, protowire.BytesType)
 		b = protowire.AppendBytes(b, in.GoshNotice)
+	}
+	if in.GoshExit != 0 {
+		b = appendVarintField(b, fieldGoshExit, in.GoshExit)
 	}
 	return b, nil
 }
@@ -112,7 +120,7 @@ func ParseInstruction(b []byte) (Instruction, error) {
 // of b into in, or skips it, and returns its length (negative on error).
 func (in *Instruction) consumeField(num protowire.Number, typ protowire.Type, b []byte) int {
 	switch {
-	case typ == protowire.VarintType && (num <= fieldThrowawayNum || (num >= fieldGoshCaps && num <= fieldGoshResumeFrom)):
+	case typ == protowire.VarintType && (num <= fieldThrowawayNum || (num >= fieldGoshCaps && num <= fieldGoshResumeFrom) || num == fieldGoshExit):
 		v, n := protowire.ConsumeVarint(b)
 		if n >= 0 {
 			in.setVarint(num, v)
@@ -143,8 +151,8 @@ func (in *Instruction) consumeField(num protowire.Number, typ protowire.Type, b 
 	}
 }
 
-// setVarint stores v in the varint field num (1 to 5 or 8; ConsumeTag
-// rejects 0). ProtocolVersion is a uint32 and is truncated, as protobuf
+// setVarint stores v in the varint field num (1 to 5, 8 to 10 or 12;
+// ConsumeTag rejects 0). ProtocolVersion is a uint32 and is truncated, as protobuf
 // does.
 func (in *Instruction) setVarint(num protowire.Number, v uint64) {
 	switch num {
@@ -164,6 +172,8 @@ func (in *Instruction) setVarint(num protowire.Number, v uint64) {
 		in.GoshEpoch = v
 	case fieldGoshResumeFrom:
 		in.GoshResumeFrom = v
+	case fieldGoshExit:
+		in.GoshExit = v
 	}
 }
 
@@ -175,5 +185,5 @@ func (in *Instruction) sameHeader(other *Instruction) bool {
 		in.AckNum == other.AckNum && in.ThrowawayNum == other.ThrowawayNum &&
 		in.GoshCaps == other.GoshCaps && bytes.Equal(in.Chaff, other.Chaff) &&
 		in.GoshEpoch == other.GoshEpoch && in.GoshResumeFrom == other.GoshResumeFrom &&
-		bytes.Equal(in.GoshNotice, other.GoshNotice)
+		bytes.Equal(in.GoshNotice, other.GoshNotice) && in.GoshExit == other.GoshExit
 }

@@ -77,6 +77,7 @@ func TestParseInstructionProtobufSemantics(t *testing.T) {
 		{"unknown varint skipped", "7005" + "0802", Instruction{ProtocolVersion: 2}},
 		{"unknown bytes skipped", "7203abcdef" + "0802", Instruction{ProtocolVersion: 2}},
 		{"gosh epoch fields", "4803" + "5007" + "5a02686b" + "0802", Instruction{ProtocolVersion: 2, GoshEpoch: 3, GoshResumeFrom: 7, GoshNotice: []byte("hk")}},
+		{"gosh exit field", "608302" + "0802", Instruction{ProtocolVersion: 2, GoshExit: 0x103}},
 		{"unknown fixed32/64 skipped", "5d01020304" + "590102030405060708" + "0802", Instruction{ProtocolVersion: 2}},
 		{"unknown group skipped", "5b" + "0801" + "5c" + "0802", Instruction{ProtocolVersion: 2}},
 		{"known field, wrong wire type, skipped", "0d02000000" + "1003", Instruction{OldNum: 3}},
@@ -132,6 +133,7 @@ func checkAgainstProto(t *testing.T, b []byte) {
 		ProtocolVersion: pb.GetProtocolVersion(), OldNum: pb.GetOldNum(), NewNum: pb.GetNewNum(),
 		AckNum: pb.GetAckNum(), ThrowawayNum: pb.GetThrowawayNum(), Diff: pb.GetDiff(), Chaff: pb.GetChaff(),
 		GoshCaps: pb.GetGoshCaps(), GoshEpoch: pb.GetGoshEpoch(), GoshResumeFrom: pb.GetGoshResumeFrom(), GoshNotice: pb.GetGoshNotice(),
+		GoshExit: pb.GetGoshExit(),
 	}
 	if !instructionsEqual(&got, &want) {
 		t.Fatalf("ParseInstruction(%x) = %+v, proto.Unmarshal gives %+v", b, got, want)
@@ -164,6 +166,9 @@ func randomInstruction(r *rand.Rand) Instruction {
 	if r.IntN(2) == 0 {
 		in.GoshCaps = num()
 	}
+	if r.IntN(4) == 0 {
+		in.GoshExit = num()
+	}
 	return in
 }
 
@@ -182,6 +187,9 @@ func TestInstructionDifferential(t *testing.T) {
 		}
 		if in.GoshCaps != 0 {
 			pb.GoshCaps = proto.Uint64(in.GoshCaps)
+		}
+		if in.GoshExit != 0 {
+			pb.GoshExit = proto.Uint64(in.GoshExit)
 		}
 		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(pb)
 		if err != nil {

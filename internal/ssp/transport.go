@@ -118,6 +118,8 @@ type Transport[L State[L], R State[R]] struct {
 	epochInit  func() (L, R) // the canonical initial states; nil: no epochs (client)
 	notice     []byte        // sent in every instruction (server)
 	peerNotice string        // the server's notice to this client
+	exit       uint64        // GoshExit, sent in every instruction (server)
+	peerExit   uint64        // the server's GoshExit (client)
 	// roundtrip is the send time of the newest local state the peer has
 	// acknowledged, as of the last instruction received (zero before).
 	roundtrip     time.Time
@@ -223,7 +225,7 @@ func (t *Transport[L, R]) Tick(now time.Time) ([][]byte, error) {
 func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error) {
 	t.chaff = t.rand.appendChaff(t.chaff[:0])
 	in.Chaff, in.GoshCaps = t.chaff, t.cfg.LocalCaps
-	in.GoshEpoch, in.GoshNotice = t.epoch, t.notice
+	in.GoshEpoch, in.GoshNotice, in.GoshExit = t.epoch, t.notice, t.exit
 	if !t.cfg.Server {
 		in.GoshResumeFrom = t.resumeFrom
 	}
@@ -333,6 +335,9 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 	if len(in.GoshNotice) > 0 && !t.cfg.Server {
 		t.peerNotice = string(in.GoshNotice)
 	}
+	if in.GoshExit != 0 && !t.cfg.Server {
+		t.peerExit = in.GoshExit
+	}
 	t.sender.ackArrived(now, in.AckNum)
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
@@ -420,6 +425,15 @@ func (t *Transport[L, R]) SetNotice(now time.Time, msg string) {
 
 // PeerNotice returns the server's notice to this client ("" if none).
 func (t *Transport[L, R]) PeerNotice() string { return t.peerNotice }
+
+// SetExit makes a server send v as GoshExit in every instruction from now
+// on (0: none): how its program ended, for a client that negotiated it
+// (docs/protocol.md section 12.5). It does not send by itself; a server
+// sets it before it starts the shutdown that carries it.
+func (t *Transport[L, R]) SetExit(v uint64) { t.exit = v }
+
+// PeerExit returns the newest non-zero GoshExit the server sent (0: none).
+func (t *Transport[L, R]) PeerExit() uint64 { return t.peerExit }
 
 // Freeze makes the transport stop following the live local state: it
 // keeps a copy of the state as it is now, so that the caller may hand the

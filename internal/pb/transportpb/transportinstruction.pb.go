@@ -48,8 +48,13 @@ type Instruction struct {
 	GoshEpoch      *uint64 `protobuf:"varint,9,opt,name=gosh_epoch,json=goshEpoch" json:"gosh_epoch,omitempty"`
 	GoshResumeFrom *uint64 `protobuf:"varint,10,opt,name=gosh_resume_from,json=goshResumeFrom" json:"gosh_resume_from,omitempty"`
 	GoshNotice     []byte  `protobuf:"bytes,11,opt,name=gosh_notice,json=goshNotice" json:"gosh_notice,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// gosh_exit is, from a server, how its program ended (docs/protocol.md
+	// section 12.5): 0x100 | status for an exit, 0x200 | signal for a
+	// program killed by a signal; omitted when unknown. Sent only to a
+	// client that advertised the exit-status bit in gosh_caps.
+	GoshExit      *uint64 `protobuf:"varint,12,opt,name=gosh_exit,json=goshExit" json:"gosh_exit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Instruction) Reset() {
@@ -159,11 +164,18 @@ func (x *Instruction) GetGoshNotice() []byte {
 	return nil
 }
 
+func (x *Instruction) GetGoshExit() uint64 {
+	if x != nil && x.GoshExit != nil {
+		return *x.GoshExit
+	}
+	return 0
+}
+
 var File_transportinstruction_proto protoreflect.FileDescriptor
 
 const file_transportinstruction_proto_rawDesc = "" +
 	"\n" +
-	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xd9\x02\n" +
+	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xf6\x02\n" +
 	"\vInstruction\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x17\n" +
 	"\aold_num\x18\x02 \x01(\x04R\x06oldNum\x12\x17\n" +
@@ -178,7 +190,8 @@ const file_transportinstruction_proto_rawDesc = "" +
 	"\x10gosh_resume_from\x18\n" +
 	" \x01(\x04R\x0egoshResumeFrom\x12\x1f\n" +
 	"\vgosh_notice\x18\v \x01(\fR\n" +
-	"goshNoticeB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
+	"goshNotice\x12\x1b\n" +
+	"\tgosh_exit\x18\f \x01(\x04R\bgoshExitB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
 
 var (
 	file_transportinstruction_proto_rawDescOnce sync.Once
