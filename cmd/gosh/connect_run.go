@@ -133,8 +133,13 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		Logf:           logf,
 	}
 	saved.configure(&cfg)
-	err = session.RunClient(ctx, cfg)
-	return saved.end(err, o.Stderr)
+	err = saved.end(session.RunClient(ctx, cfg), o.Stderr)
+	var pe *session.ExitError
+	if errors.As(err, &pe) {
+		// The remote program's status is gosh's, as with ssh.
+		return &exitStatusError{code: pe.ExitCode()}
+	}
+	return err
 }
 
 // attachEpoch is the client's epoch: 1 for a client taking a session

@@ -205,7 +205,7 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 		return err
 	}
 	switch {
-	case err == nil, errors.Is(err, session.ErrTakenOver):
+	case err == nil, errors.Is(err, session.ErrTakenOver), errors.As(err, new(*session.ExitError)):
 		_ = s.file.Remove()
 	case errors.Is(err, session.ErrNoConnection):
 		_ = s.file.Remove()

@@ -44,6 +44,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	var ee *exitStatusError
+	if errors.As(err, &ee) && ee.err == nil {
+		return ee.code // the status says it all (a remote program's)
+	}
 	msg := oneLine(err.Error())
 	if !strings.HasPrefix(msg, "gosh ") && !strings.HasPrefix(msg, "gosh:") {
 		msg = "gosh: " + msg
@@ -53,20 +57,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
-	var ee *exitStatusError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
 	return exitError
 }
 
-// exitStatusError carries a specific exit status out of a command.
+// exitStatusError carries a specific exit status out of a command; with
+// no err, run prints nothing.
 type exitStatusError struct {
 	err  error
 	code int
 }
 
-func (e *exitStatusError) Error() string { return e.err.Error() }
+func (e *exitStatusError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e *exitStatusError) Unwrap() error { return e.err }
 
 // oneLine folds a multi-line error into one line for the terminal.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	cpty "github.com/creack/pty"
@@ -61,6 +62,24 @@ func Start(spec Spec) (*Program, error) {
 
 // Pid returns the program's process id.
 func (p *Program) Pid() int { return p.cmd.Process.Pid }
+
+// Exited is closed once the program has exited (and been reaped).
+func (p *Program) Exited() <-chan struct{} { return p.exited }
+
+// ExitStatus is how the program ended, once Exited is closed: its exit
+// status, or, signal above 0, the signal that killed it. Before that it
+// returns -1, 0.
+func (p *Program) ExitStatus() (code, signal int) {
+	select {
+	case <-p.exited:
+	default:
+		return -1, 0
+	}
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 0, int(ws.Signal())
+	}
+	return p.cmd.ProcessState.ExitCode(), 0
+}
 
 // Read returns the program's output; io.EOF once the program's side of the
 // terminal is gone (Linux reports EIO then) or after Close.

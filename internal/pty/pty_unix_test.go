@@ -42,6 +42,37 @@ func TestProgramExitIsEOF(t *testing.T) {
 	}
 }
 
+// TestProgramExitStatus: once the program has exited, ExitStatus says
+// how: its status, or the signal that killed it; a program hung up by
+// Close died of SIGHUP.
+func TestProgramExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		script    string
+		code, sig int
+	}{{"exit 0", 0, 0}, {"exit 3", 3, 0}, {"kill -9 $$", 0, 9}, {"echo ready; exec sleep 60", 0, 1}} {
+		p, err := Start(Spec{Command: []string{"sh", "-c", tc.script}, Dir: "/", Cols: 80, Rows: 24})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, sig := p.ExitStatus(); code != -1 || sig != 0 {
+			t.Errorf("%q: ExitStatus before the exit = %d, %d; want -1, 0", tc.script, code, sig)
+		}
+		if tc.sig == 1 {
+			readUntil(t, p, "ready")
+			p.Close()
+		}
+		select {
+		case <-p.Exited():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q: no exit", tc.script)
+		}
+		if code, sig := p.ExitStatus(); code != tc.code || sig != tc.sig {
+			t.Errorf("%q: ExitStatus = %d, %d; want %d, %d", tc.script, code, sig, tc.code, tc.sig)
+		}
+		p.Close()
+	}
+}
+
 // TestCloseEndsALingeringProgram: a program that ignores the hang-up is
 // killed, and Close returns.
 func TestCloseEndsALingeringProgram(t *testing.T) {

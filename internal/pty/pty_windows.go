@@ -35,6 +35,7 @@ type Program struct {
 	out     *os.File // the console's output: what Read returns
 
 	exited      chan struct{}
+	exitCode    int // the helper's, which is the program's; set before exited closes
 	consoleOnce sync.Once
 	consoleDone chan struct{}
 	closeOnce   sync.Once
@@ -82,6 +83,10 @@ func Start(spec Spec) (*Program, error) {
 	}
 	go func() {
 		_, _ = windows.WaitForSingleObject(p.process, windows.INFINITE)
+		var code uint32
+		if windows.GetExitCodeProcess(p.process, &code) == nil {
+			p.exitCode = int(code)
+		}
 		close(p.exited)
 		// The console outlives its programs; closing it once they are
 		// gone ends its output, so Read returns io.EOF as a hung-up
@@ -162,6 +167,21 @@ func (p *Program) start(self, path string, args []string, spec Spec) error {
 // Pid returns the process id of the program's helper, the console's first
 // process; the program is its child.
 func (p *Program) Pid() int { return p.pid }
+
+// Exited is closed once the program (its helper) has exited.
+func (p *Program) Exited() <-chan struct{} { return p.exited }
+
+// ExitStatus is the program's exit code once Exited is closed, which the
+// helper passes on (Windows has no signals: signal is always 0); -1
+// before.
+func (p *Program) ExitStatus() (code, signal int) {
+	select {
+	case <-p.exited:
+		return p.exitCode, 0
+	default:
+		return -1, 0
+	}
+}
 
 // Read returns what the console draws; io.EOF once the program is gone and
 // the console closed, or after Close.

@@ -103,6 +103,10 @@ type ClientConfig struct {
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
 	Logf func(format string, args ...any)
+
+	// stock, set only by this package's tests (export_test.go), makes the
+	// client advertise no gosh_caps, as a stock mosh-client.
+	stock bool
 }
 
 // Predictor is the speculative local echo engine (internal/predict's
@@ -129,9 +133,10 @@ var (
 )
 
 // RunClient runs a client session on the user's terminal until the session
-// ends. It returns nil after a clean shutdown (either side's), and an error
-// that says what happened otherwise. The terminal is restored on every
-// path, and the Conn closed.
+// ends. It returns nil after a clean shutdown (either side's), an
+// *[ExitError] after a clean shutdown whose program failed (a gosh server
+// tells), and an error that says what happened otherwise. The terminal is
+// restored on every path, and the Conn closed.
 func RunClient(ctx context.Context, cfg ClientConfig) (err error) {
 	c, err := newClient(cfg)
 	if err != nil {
@@ -243,10 +248,14 @@ func newClient(cfg ClientConfig) (*client, error) {
 		_, remote = epochStatesClient()
 	}
 	c.histNext = cfg.ResumeFrom
+	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit
+	if cfg.stock {
+		localCaps = 0
+	}
 	c.tr, err = ssp.NewTransport(ssp.Config{
 		Key:        cfg.Key,
 		Remote:     cfg.Server,
-		LocalCaps:  uint64(goshCaps) | capChannels | capScrollback,
+		LocalCaps:  localCaps,
 		Pacing:     cfg.Pacing,
 		Logf:       logf,
 		Epoch:      cfg.Epoch,
@@ -370,7 +379,7 @@ func (c *client) run(ctx context.Context) error {
 		if done, err := c.checkEnd(now); done {
 			c.paint(now, true)
 			c.deinit()
-			if err == nil {
+			if err == nil || errors.As(err, new(*ExitError)) {
 				msg := "[gosh is exiting.]\r\n"
 				if !c.altScreen() {
 					msg = "\r\n" + msg // below the session's last screen
@@ -445,7 +454,7 @@ func (c *client) checkEnd(now time.Time) (bool, error) {
 	case c.tr.ShutdownInProgress() && c.tr.ShutdownAcknowledged():
 		return true, nil
 	case c.tr.CounterpartyShutdownAckSent():
-		return true, nil
+		return true, decodeExit(c.tr.PeerExit())
 	case c.tr.ShutdownInProgress() && (c.tr.ShutdownAckTimedOut(now) || !c.connected):
 		if !c.connected {
 			return true, fmt.Errorf("%w at %v (check that UDP port %d is not firewalled and reaches the server)",

@@ -52,7 +52,7 @@ const (
 // skipped; the client sees the gap in the line numbers.
 func (s *server) pushScrollback() {
 	h := s.term.History()
-	if h == nil || s.tr.PeerCaps()&capScrollback == 0 {
+	if h == nil || s.peerCaps()&capScrollback == 0 {
 		return
 	}
 	s.histPos = max(s.histPos, h.First())

@@ -75,6 +75,11 @@ type ServerConfig struct {
 	Control <-chan ControlRequest
 	// Logf receives the server's log; nil discards it.
 	Logf func(format string, args ...any)
+
+	// stock, set only by this package's tests (export_test.go), makes the
+	// server look like a stock mosh-server to its client: it advertises
+	// no gosh_caps and ignores the client's.
+	stock bool
 }
 
 // Serve runs a server session until it ends: the program exits and the
@@ -132,11 +137,15 @@ func newServer(cfg ServerConfig) (*server, error) {
 
 // serverTransport is the transport configuration of a server with key.
 func serverTransport(cfg ServerConfig, key gcrypto.Key, logf func(string, ...any)) ssp.Config {
+	caps := uint64(goshCaps) | capChannels | capScrollback | capExit
+	if cfg.stock {
+		caps = 0
+	}
 	return ssp.Config{
 		Key:         key,
 		Server:      true,
 		MaxDatagram: ssp.DatagramBudget(cfg.Conn.LocalAddr().Addr()),
-		LocalCaps:   uint64(goshCaps) | capChannels | capScrollback,
+		LocalCaps:   caps,
 		Pacing:      cfg.Pacing,
 		Logf:        logf,
 	}
@@ -174,7 +183,9 @@ type server struct {
 	remoteNum uint64   // newest client state processed
 	connected bool     // a client state has arrived
 	shellGone bool
-	exit      bool // end the session at the next iteration
+	endHeard  bool   // the program is gone: start the shutdown once a client is heard
+	exitValue uint64 // how the program ended, as GoshExit (exit.go); 0: not known
+	exit      bool   // end the session at the next iteration
 	reply     []byte
 	chans     *channels
 	input     *vt.UserStream // the client's events taken so far (holds none)
@@ -258,7 +269,7 @@ func (s *server) run(ctx context.Context) error {
 		case err := <-s.writeDone:
 			s.written(err)
 		case ev := <-s.chans.events:
-			if ev.accepted != "" && s.tr.PeerCaps()&capChannels == 0 {
+			if ev.accepted != "" && s.peerCaps()&capChannels == 0 {
 				ev.conn.Close() // a stock client, or none yet: nothing to forward to
 				continue
 			}
@@ -281,8 +292,11 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	if n, ok := s.echo.Take(now); ok && !s.tr.ShutdownInProgress() {
 		s.term.SetEchoAck(n)
 	}
-	if peer := s.tr.PeerCaps(); peer != 0 {
+	if peer := s.peerCaps(); peer != 0 {
 		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
+		if peer&capExit != 0 {
+			s.tr.SetExit(s.exitValue) // before the shutdown that carries it
+		}
 	}
 	s.pushScrollback()
 	if s.cfg.Agent != nil && !s.listening {
@@ -309,6 +323,15 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// peerCaps is the gosh_caps of the client (0 for a stock one), as the
+// server acts on them.
+func (s *server) peerCaps() uint64 {
+	if s.cfg.stock {
+		return 0
+	}
+	return s.tr.PeerCaps()
 }
 
 // send writes what the transport has to send now (and what the previous
@@ -370,6 +393,10 @@ func (s *server) receive(d ssp.Datagram) {
 		s.remoteNum = n
 		s.connected = true
 		s.processInput(d.At)
+	}
+	if s.endHeard && s.connected {
+		s.endHeard = false
+		s.exit = s.exit || s.startShutdown(d.At)
 	}
 }
 
@@ -459,7 +486,12 @@ func (s *server) written(err error) {
 }
 
 // shellExited starts the end of the session when the program's terminal
-// is gone.
+// is gone, with the program's exit status if it is known by then
+// (readPTY waits a moment for it). A program that ended before any client
+// was heard from (gosh connect HOST -- echo hi) keeps its last screen
+// until one is, and the shutdown starts then, as mosh-server does: the
+// client gets the screen with the shutdown. The no-client timeout still
+// ends a session no client ever reaches.
 func (s *server) shellExited(now time.Time) {
 	if s.shellGone {
 		return
@@ -469,6 +501,18 @@ func (s *server) shellExited(now time.Time) {
 		s.queue, s.queued = s.queue[:1], len(s.queue[0])
 	} else {
 		s.queue, s.queued = nil, 0
+	}
+	if er, ok := s.pty.(ExitReporter); ok {
+		select {
+		case <-er.Exited():
+			s.exitValue = encodeExit(er.ExitStatus())
+		default:
+		}
+	}
+	if !s.connected {
+		s.logf("The program ended before a client connected; waiting for one.")
+		s.endHeard = true
+		return
 	}
 	s.exit = s.exit || s.startShutdown(now)
 }
@@ -540,8 +584,25 @@ func (s *server) readPTY() {
 			if !errors.Is(err, io.EOF) {
 				s.logf("reading the terminal: %v", err)
 			}
+			s.awaitExit()
 			return
 		}
+	}
+}
+
+// awaitExit waits, up to exitWait, for the program to have exited, so
+// that the loop learns its exit status with the end of its output.
+func (s *server) awaitExit() {
+	er, ok := s.pty.(ExitReporter)
+	if !ok {
+		return
+	}
+	wait := time.NewTimer(exitWait)
+	defer wait.Stop()
+	select {
+	case <-er.Exited():
+	case <-wait.C:
+	case <-s.done:
 	}
 }
 

@@ -28,6 +28,9 @@ type PTY struct {
 	resizes  int
 	received bytes.Buffer // every byte the server wrote
 	cat      bytes.Buffer // what "cat" collected
+	ended    bool         // the shell ran exit or die
+	code     int          // how the shell ended (ExitStatus)
+	signal   int
 }
 
 // NewShell starts a shell at cols×rows that prints prompt when it is ready
@@ -47,8 +50,10 @@ type PTY struct {
 //	             the cursor after it; redrawn at every key and resize,
 //	             back to the primary screen and the prompt on "q"
 //	stall        stops reading input for good (a program that never reads)
-//	exit         exits: Read returns io.EOF
+//	exit [N]     exits with status N (0 if none): Read returns io.EOF
+//	die N        ends as if killed by signal N
 //
+// A shell hung up by Close ends as if killed by SIGHUP (signal 1).
 // Anything else prints "?: LINE".
 func NewShell(prompt string, cols, rows int) *PTY {
 	p := &PTY{prompt: prompt, cols: cols, rows: rows,
@@ -79,14 +84,14 @@ func (p *PTY) Size() (cols, rows, resizes int) {
 	return p.cols, p.rows, p.resizes
 }
 
-// Exited reports whether the shell has exited.
-func (p *PTY) Exited() bool {
-	select {
-	case <-p.exited:
-		return true
-	default:
-		return false
-	}
+// Exited is closed once the shell has exited (session.ExitReporter).
+func (p *PTY) Exited() <-chan struct{} { return p.exited }
+
+// ExitStatus is how the shell ended, once Exited is closed.
+func (p *PTY) ExitStatus() (code, signal int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.code, p.signal
 }
 
 // Closed reports whether the server has hung up the terminal.
@@ -151,7 +156,14 @@ func (p *PTY) Close() error {
 
 // run is the shell.
 func (p *PTY) run() {
-	defer close(p.exited)
+	defer func() {
+		p.mu.Lock()
+		if !p.ended { // hung up
+			p.code, p.signal = 0, 1
+		}
+		p.mu.Unlock()
+		close(p.exited)
+	}()
 	var line []byte
 	mode := ""
 	if !p.print(p.prompt) {
@@ -231,7 +243,16 @@ func (p *PTY) command(line string) (mode string, ok bool) {
 	var out string
 	switch name {
 	case "":
-	case "exit":
+	case "exit", "die":
+		n, _ := strconv.Atoi(arg)
+		p.mu.Lock()
+		p.ended = true
+		if name == "exit" {
+			p.code, p.signal = n, 0
+		} else {
+			p.code, p.signal = 0, n
+		}
+		p.mu.Unlock()
 		return "", false
 	case "echo":
 		out = arg + "\r\n"
