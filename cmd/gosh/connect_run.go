@@ -98,7 +98,8 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	}
 	signals, stop := clientSignals(stdout)
 	defer stop()
-	watchCtx, stopWatch := context.WithCancel(ctx)
+	sessCtx := sessionContext(ctx)
+	watchCtx, stopWatch := context.WithCancel(sessCtx)
 	defer stopWatch()
 	signals = withNetworkChanges(signals, netwatch.Watch(watchCtx, logf))
 	var pred session.Predictor
@@ -133,7 +134,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		Logf:           logf,
 	}
 	saved.configure(&cfg)
-	err = saved.end(session.RunClient(ctx, cfg), o.Stderr)
+	err = saved.end(session.RunClient(sessCtx, cfg), o.Stderr)
 	var pe *session.ExitError
 	if errors.As(err, &pe) {
 		// The remote program's status is gosh's, as with ssh.

@@ -207,6 +207,11 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 	switch {
 	case err == nil, errors.Is(err, session.ErrTakenOver), errors.As(err, new(*session.ExitError)):
 		_ = s.file.Remove()
+	case errors.Is(err, session.ErrDetached):
+		_ = s.file.Release()
+		name := s.file.Record().Name()
+		fmt.Fprintf(stderr, "gosh: detached from session %s; gosh connect --resume %s resumes it\n", name, name)
+		return nil
 	case errors.Is(err, session.ErrNoConnection):
 		_ = s.file.Remove()
 		if s.resumed {

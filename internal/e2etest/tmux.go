@@ -171,6 +171,16 @@ func (tm *Tmux) PaneDead() (dead bool, status int) {
 	return d == 1, status
 }
 
+// KillWindow closes the window, as a user closing a terminal tab does:
+// tmux closes the pane's terminal, whose programs get SIGHUP. With the
+// test's one window gone the tmux server exits too.
+func (tm *Tmux) KillWindow() {
+	tm.t.Helper()
+	if out, err := tm.run("kill-window"); err != nil {
+		tm.t.Fatalf("tmux kill-window: %v: %s", err, out)
+	}
+}
+
 // PanePID returns the pid of the program in the pane.
 func (tm *Tmux) PanePID() int {
 	tm.t.Helper()

@@ -125,11 +125,16 @@ type Predictor interface {
 	Shown() bool
 }
 
-// Errors RunClient returns for sessions that did not end cleanly.
+// Errors RunClient returns for sessions that did not end cleanly, or did
+// not end.
 var (
 	ErrTakenOver    = errors.New("session: taken over")
 	ErrNoConnection = errors.New("session: no reply from the server")
 	ErrUnclean      = errors.New("session: the session did not shut down cleanly; the server may still be running")
+	// ErrDetached: the user's terminal went away (SignalHangup, or its
+	// input ended) and the client left a gosh server's session running,
+	// to be resumed, as tmux does.
+	ErrDetached = errors.New("session: the terminal went away; detached, the session goes on")
 )
 
 // RunClient runs a client session on the user's terminal until the session
@@ -175,6 +180,7 @@ type client struct {
 	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
 	connected bool // a server state has arrived
+	detached  bool // the terminal went away; leave the session running
 	cols      int
 	rows      int
 	resetDone bool // deinit already ran
@@ -408,7 +414,7 @@ func (c *client) run(ctx context.Context) error {
 		case b, ok := <-c.input:
 			if !ok {
 				c.input = nil
-				c.quit(time.Now(), "Exiting...")
+				c.hangup(time.Now(), "Exiting...")
 				continue
 			}
 			c.typed(time.Now(), b)
@@ -442,7 +448,23 @@ func (c *client) signal(now time.Time, s Signal) {
 	case SignalQuit:
 		c.logf("signal %v", s)
 		c.quit(now, "Signal received, shutting down...")
+	case SignalHangup:
+		c.logf("signal %v", s)
+		c.hangup(now, "Signal received, shutting down...")
 	}
+}
+
+// hangup acts on the loss of the user's terminal: the client detaches from
+// a gosh server's session, which goes on, resumable (a client that resumes
+// a session knows its server is gosh's before hearing from it); with a
+// stock mosh-server it ends the session as mosh-client does, saying why.
+func (c *client) hangup(now time.Time, why string) {
+	if c.tr.PeerCaps() != 0 || c.cfg.Epoch > 0 {
+		c.logf("the terminal went away: detaching")
+		c.detached = true
+		return
+	}
+	c.quit(now, why)
 }
 
 // checkEnd decides whether the session is over, and how.
@@ -455,6 +477,8 @@ func (c *client) checkEnd(now time.Time) (bool, error) {
 		return true, nil
 	case c.tr.CounterpartyShutdownAckSent():
 		return true, decodeExit(c.tr.PeerExit())
+	case c.detached && !c.tr.ShutdownInProgress():
+		return true, ErrDetached
 	case c.tr.ShutdownInProgress() && (c.tr.ShutdownAckTimedOut(now) || !c.connected):
 		if !c.connected {
 			return true, fmt.Errorf("%w at %v (check that UDP port %d is not firewalled and reaches the server)",

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -128,6 +129,73 @@ func TestExitStatus(t *testing.T) {
 				}
 				if !r.term.Contains("[gosh is exiting.]") {
 					t.Errorf("no exit message; screen:\n%s", strings.Join(r.term.Screen(), "\n"))
+				}
+			})
+		})
+	}
+}
+
+// TestHangup: when the user's terminal goes away (SIGHUP, or its input
+// ends), a client of a gosh server detaches at once, sends no shutdown,
+// and the session goes on: a client that resumes it has the same shell.
+// With a server that looks stock, the client ends the session as
+// mosh-client does.
+func TestHangup(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		hang  func(r *rig)
+		stock bool
+	}{
+		{"signal", func(r *rig) { r.cliSig <- session.SignalHangup }, false},
+		{"terminal gone", func(r *rig) { r.term.Hangup() }, false},
+		{"signal, stock server", func(r *rig) { r.cliSig <- session.SignalHangup }, true},
+		{"terminal gone, stock server", func(r *rig) { r.term.Hangup() }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t)
+				cfg := session.ServerConfig{}
+				if tc.stock {
+					cfg = session.AsStock(cfg)
+				}
+				r.startServer(cfg)
+				r.startClient(session.ClientConfig{})
+				r.waitScreen(ready, 2*time.Second)
+				r.term.Type("echo before-hangup\r")
+				r.waitScreen("before-hangup", time.Second)
+				tc.hang(r)
+				err, took := r.clientEnd(5 * time.Second)
+				if tc.stock {
+					if err != nil {
+						t.Errorf("RunClient = %v, want a clean shutdown", err)
+					}
+					if err, _ := r.serverEnd(5 * time.Second); err != nil || !r.shell.Closed() {
+						t.Errorf("Serve = %v, program hung up %v; want the session ended", err, r.shell.Closed())
+					}
+					return
+				}
+				if !errors.Is(err, session.ErrDetached) || took > 10*time.Millisecond {
+					t.Fatalf("RunClient = %v after %v, want ErrDetached at once", err, took)
+				}
+				if r.term.Raw() {
+					t.Error("the terminal was left in raw mode")
+				}
+				time.Sleep(10 * time.Minute)
+				select {
+				case err := <-r.srvDone:
+					t.Fatalf("the server ended (%v) after the client detached", err)
+				default:
+				}
+				if r.shell.Closed() {
+					t.Fatal("the program was hung up")
+				}
+				term2, _, _ := r.secondClient(netip.MustParseAddr("192.0.2.79"), r.key,
+					session.ClientConfig{Epoch: 1, FirstSeq: 1 << 20})
+				waitTerm(t, term2, "before-hangup", 2*time.Second)
+				term2.Type("echo after-resume\r")
+				waitTerm(t, term2, "after-resume", 2*time.Second)
+				if got := string(r.shell.Received()); got != "echo before-hangup\recho after-resume\r" {
+					t.Errorf("the shell received %q, want both commands", got)
 				}
 			})
 		})

@@ -56,8 +56,8 @@ type Signal int
 
 // The signals the loops handle.
 const (
-	// SignalQuit ends the session cleanly (SIGTERM, SIGINT, SIGHUP,
-	// SIGPIPE on the client; SIGTERM, SIGINT on the server).
+	// SignalQuit ends the session cleanly (SIGTERM, SIGINT, SIGPIPE on
+	// the client; SIGTERM, SIGINT on the server).
 	SignalQuit Signal = iota + 1
 	// SignalResize says the user's terminal changed size (the client's
 	// SIGWINCH).
@@ -75,9 +75,17 @@ const (
 	// than at its next heartbeat, so a link that returns is used within a
 	// round trip.
 	SignalNetworkChange
+	// SignalHangup says the user's terminal is gone (the client's SIGHUP:
+	// a closed window or tab, a dropped SSH connection to the machine,
+	// tmux kill-window; on Windows a closed console). With a gosh server
+	// the client detaches and the session goes on, resumable; with a
+	// stock mosh-server it ends the session, as mosh-client does. The
+	// client does the same when the terminal's input ends.
+	SignalHangup
 )
 
-var signalNames = [...]string{SignalQuit: "quit", SignalResize: "resize", SignalContinue: "continue", SignalEndIfIdle: "end-if-idle", SignalNetworkChange: "network-change"}
+var signalNames = [...]string{SignalQuit: "quit", SignalResize: "resize", SignalContinue: "continue", SignalEndIfIdle: "end-if-idle",
+	SignalNetworkChange: "network-change", SignalHangup: "hangup"}
 
 // String names the signal.
 func (s Signal) String() string {

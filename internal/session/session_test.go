@@ -311,7 +311,6 @@ func TestShutdown(t *testing.T) {
 		{"escape key", func(r *rig) { r.term.Type("\x1e.") }},
 		{"client signal", func(r *rig) { r.cliSig <- session.SignalQuit }},
 		{"client context", func(r *rig) { r.cliCancel() }},
-		{"terminal gone", func(r *rig) { r.term.Hangup() }},
 		{"server signal", func(r *rig) { r.srvSig <- session.SignalQuit }},
 		{"server context", func(r *rig) { r.srvCancel() }},
 		{"program exits", func(r *rig) { r.term.Type("exit\r") }},
