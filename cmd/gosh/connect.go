@@ -135,11 +135,15 @@ settings (Ciphers, KexAlgorithms, MACs, HostKeyAlgorithms,
 PubkeyAcceptedAlgorithms, CASignatureAlgorithms, RequiredRSASize), so a
 system crypto policy (Fedora, RHEL) applies to it as to ssh.
 
-A client that dies (a closed laptop lid, a killed terminal) leaves its
-session on the server, and its key in a file only you can read
-($XDG_STATE_HOME/gosh/sessions); the next gosh connect to that host offers
-to resume it (--new does not ask), and --resume resumes one at once: the
-same shell, the whole screen, and the scrollback from where it stopped.
+Closing the terminal (a window or tab, tmux kill-window, a dropped SSH
+connection to this machine) detaches from a gosh server's session, as with
+tmux, and a client that dies (a closed laptop lid, a killed process) leaves
+it too: the session stays on the server, and its key in a file only you
+can read ($XDG_STATE_HOME/gosh/sessions); the next gosh connect to that
+host offers to resume it (--new does not ask), and --resume resumes one at
+once: the same shell, the whole screen, and the scrollback from where it
+stopped. The shell's exit, Ctrl-^ . and gosh sessions --kill end it. (A
+stock mosh-server's session ends when the terminal closes, as with mosh.)
 
 A remote without gosh gets one uploaded; for a remote of another platform
 it is that platform's build from this version's release, downloaded over
@@ -148,7 +152,9 @@ allows plain http) and trusted only once the release's signed checksums
 vouch for it.
 
 Options come before the host, as with mosh; everything after the host is
-COMMAND, which runs instead of the login shell (e.g. tmux attach).
+COMMAND, which runs instead of the login shell (e.g. tmux attach). With a
+gosh server, gosh connect exits with COMMAND's (or the shell's) exit
+status, as ssh does, or 128+N if a signal N killed it.
 Inside a session, Ctrl-^ . quits, Ctrl-^ Ctrl-Z suspends and Ctrl-^ ^ sends
 a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 		Example: `  gosh connect alice@example.net
