@@ -48,7 +48,8 @@ func encodeExit(code, signal int) uint64 {
 }
 
 // decodeExit is RunClient's result for a GoshExit value: nil for none, an
-// exit with status 0, or a value of a kind it does not know.
+// exit with status 0, or a value it does not know (another kind, signal
+// 0).
 func decodeExit(v uint64) error {
 	n := int(v & 0xff)
 	switch v &^ 0xff {
@@ -57,7 +58,9 @@ func decodeExit(v uint64) error {
 			return &ExitError{Code: n}
 		}
 	case exitKindSignal:
-		return &ExitError{Signal: n}
+		if n != 0 {
+			return &ExitError{Signal: n}
+		}
 	}
 	return nil
 }
@@ -82,10 +85,10 @@ func (e *ExitError) Error() string {
 
 // ExitCode is the status for the client's own exit: the program's, or
 // 128 plus the signal's number for a program killed by a signal, as a
-// shell reports it.
+// shell reports it (at most 255).
 func (e *ExitError) ExitCode() int {
 	if e.Signal > 0 {
-		return 128 + e.Signal
+		return min(128+e.Signal, 255)
 	}
 	return e.Code
 }
