@@ -116,6 +116,25 @@ func TestProgramExitIsEOF(t *testing.T) {
 	}
 }
 
+// TestProgramExitStatus: once the program has exited, ExitStatus gives
+// its exit code, which the console helper passes on.
+func TestProgramExitStatus(t *testing.T) {
+	p, err := Start(Spec{Command: []string{"cmd.exe", "/c", "exit 3"}, Env: testEnv(), Dir: os.TempDir(), Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	go io.Copy(io.Discard, p)
+	select {
+	case <-p.Exited():
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20 s")
+	}
+	if code, sig := p.ExitStatus(); code != 3 || sig != 0 {
+		t.Errorf("ExitStatus = %d, %d; want 3, 0", code, sig)
+	}
+}
+
 // TestCloseEndsTheProgram: Close ends a program waiting for input, and
 // its children, within a bound; Read then returns io.EOF.
 func TestCloseEndsTheProgram(t *testing.T) {
