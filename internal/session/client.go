@@ -567,6 +567,9 @@ func (c *client) deadline(now time.Time) wake {
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
 	}
+	if c.tr.CounterpartyShutdownAckSent() {
+		w.add(now) // the session is over: end without waiting for an event
+	}
 	return w
 }
 

@@ -201,3 +201,56 @@ func TestHangup(t *testing.T) {
 		})
 	}
 }
+
+// TestClientEndsWithItsAck: a client that acknowledged the server's
+// shutdown ends at once, not at its next timer: the ack is its last
+// datagram, sent the moment RunClient returns (virtual time).
+func TestClientEndsWithItsAck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.term.Mute() // no answers to its queries wake the client
+		r.start()
+		r.term.Type("echo bye\r")
+		r.waitScreen("bye", time.Second)
+		time.Sleep(5 * time.Second) // the client's send interval is long past
+		r.term.Type("exit 3\r")
+		err, _ := r.clientEnd(5 * time.Second)
+		ended := time.Now()
+		var ee *session.ExitError
+		if !errors.As(err, &ee) || ee.Code != 3 {
+			t.Fatalf("RunClient = %v, want exit status 3", err)
+		}
+		var last time.Time
+		r.mu.Lock()
+		for at := range r.cliBursts {
+			if at.After(last) {
+				last = at
+			}
+		}
+		r.mu.Unlock()
+		if d := ended.Sub(last); d > time.Millisecond {
+			t.Errorf("the client ended %v after its last datagram (the ack)", d)
+		}
+	})
+}
+
+// TestServerEndsWithItsAck: a server that acknowledged its client's
+// shutdown (Ctrl-^ .) ends at once, not at its next timer.
+func TestServerEndsWithItsAck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.start()
+		time.Sleep(5 * time.Second)
+		r.term.Type("\x1e.")
+		if err, _ := r.serverEnd(5 * time.Second); err != nil {
+			t.Fatalf("Serve = %v", err)
+		}
+		ended := time.Now()
+		r.mu.Lock()
+		last := r.fromSrv[len(r.fromSrv)-1]
+		r.mu.Unlock()
+		if d := ended.Sub(last); d > time.Millisecond {
+			t.Errorf("the server ended %v after its last datagram (the ack)", d)
+		}
+	})
+}

@@ -371,6 +371,9 @@ func (s *server) deadline(now time.Time) wake {
 	if s.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax)) // to notice ShutdownAckTimedOut
 	}
+	if s.tr.CounterpartyShutdownAckSent() {
+		w.add(now) // the session is over: end without waiting for an event
+	}
 	return w
 }
 
