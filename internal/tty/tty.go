@@ -26,6 +26,7 @@ type Terminal struct {
 
 	input     chan []byte // typed bytes; closed at EOF or error
 	done      chan struct{}
+	wake      readerWake // tells the reader of done at once (Unix)
 	closeOnce sync.Once
 	reader    sync.WaitGroup
 
@@ -40,7 +41,7 @@ func Open(in, out *os.File) (*Terminal, error) {
 	if !term.IsTerminal(int(in.Fd())) {
 		return nil, ErrNotATerminal
 	}
-	t := &Terminal{in: in, out: out, input: make(chan []byte), done: make(chan struct{})}
+	t := &Terminal{in: in, out: out, input: make(chan []byte), done: make(chan struct{}), wake: newReaderWake()}
 	t.reader.Add(1)
 	go t.read()
 	return t, nil
@@ -99,7 +100,9 @@ func (t *Terminal) Size() (cols, rows int) {
 func (t *Terminal) Close() error {
 	t.closeOnce.Do(func() {
 		close(t.done)
+		t.wake.wake()
 		t.reader.Wait()
+		t.wake.close()
 	})
 	return t.Restore()
 }

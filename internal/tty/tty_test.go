@@ -81,3 +81,20 @@ func TestTerminal(t *testing.T) {
 		t.Error("Close closed the terminal")
 	}
 }
+
+// TestCloseIsPrompt: Close stops a reader that is waiting for input at
+// once, not at its next poll (100 ms): it is the last step of every
+// session before gosh exits.
+func TestCloseIsPrompt(t *testing.T) {
+	_, slave := openPair(t)
+	tt, err := Open(slave, slave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the reader is inside its poll
+	start := time.Now()
+	tt.Close()
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("Close took %v", d)
+	}
+}

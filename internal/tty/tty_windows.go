@@ -36,6 +36,13 @@ func restoreVT(in, out *os.File, st consoleState) {
 	_ = windows.SetConsoleMode(windows.Handle(out.Fd()), st.outMode)
 }
 
+// readerWake is nothing on Windows: a console read cannot be interrupted.
+type readerWake struct{}
+
+func newReaderWake() readerWake { return readerWake{} }
+func (readerWake) wake()        {}
+func (readerWake) close()       {}
+
 // read is the reader goroutine: it forwards typed bytes. A console read
 // cannot be interrupted, so Close does not wait for it (it is marked done
 // at once); it ends with the process.
