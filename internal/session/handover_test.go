@@ -35,6 +35,7 @@ func (r *rig) secondClient(ip netip.Addr, key gcrypto.Key, cfg session.ClientCon
 	r.t.Cleanup(func() {
 		cancel()
 		<-done
+		term.Close()
 		pc.Close()
 	})
 	return term, done, cancel

@@ -261,6 +261,7 @@ func (r *rig) stop() {
 			r.t.Error("a loop did not end within a minute of its cancellation")
 		}
 	}
+	r.term.Close()
 	r.srvPC.Close()
 	r.cliPC.Close()
 }

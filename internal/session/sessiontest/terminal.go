@@ -14,9 +14,10 @@ import (
 // for concurrent use: the client paints from its loop while the test types
 // and reads the screen.
 type Terminal struct {
-	input   chan []byte
-	gone    chan struct{}  // closed by Hangup
-	answers sync.WaitGroup // answers on their way to the input
+	input    chan []byte
+	gone     chan struct{} // closed by Hangup or Close
+	goneOnce sync.Once
+	answers  sync.WaitGroup // answers on their way to the input
 
 	mu        sync.Mutex // guards following
 	emu       *vt.Emulator
@@ -80,9 +81,16 @@ func (t *Terminal) Hangup() {
 	t.mu.Lock()
 	t.hungUp = true
 	t.mu.Unlock()
-	close(t.gone)
+	t.goneOnce.Do(func() { close(t.gone) })
 	t.answers.Wait()
 	close(t.input)
+}
+
+// Close drops the answers still on their way to a client that has ended
+// (a test's cleanup: in a synctest bubble they would outlive the test).
+func (t *Terminal) Close() {
+	t.goneOnce.Do(func() { close(t.gone) })
+	t.answers.Wait()
 }
 
 // SetSize changes the window size as xterm and tmux do, keeping the text
