@@ -26,11 +26,11 @@ TESTTIMEOUT ?= 15m
 # Debian packages the tests drive for real: the reference Mosh peer, an
 # OpenSSH server for the bootstrap tests, tmux for screen conformance and
 # end-to-end tests, protoc for `make proto`, Wine and MinGW for the
-# Windows tests (make wine-test).
+# Windows tests (make wine-test), curl for the release downloads.
 DEB_PACKAGES := mosh openssh-server openssh-client tmux protobuf-compiler vim less procps \
-	wine64 gcc-mingw-w64-x86-64
+	wine64 gcc-mingw-w64-x86-64 curl
 DEB_COMMANDS := mosh-server mosh-client sshd ssh ssh-keygen ssh-agent tmux protoc vim less top \
-	/usr/lib/wine/wine64 x86_64-w64-mingw32-gcc
+	/usr/lib/wine/wine64 x86_64-w64-mingw32-gcc curl
 
 .PHONY: all build run test check fmt-check vet tidy-check race hostile wine-test cross deps fuzz bench proto dist release-check clean
 

@@ -147,9 +147,9 @@ stock mosh-server's session ends when the terminal closes, as with mosh.)
 
 A remote without gosh gets one uploaded; for a remote of another platform
 it is that platform's build from this version's release, downloaded over
-https (from GOSH_RELEASE_URL when set, a mirror; GOSH_RELEASE_ALLOW_HTTP=1
-allows plain http) and trusted only once the release's signed checksums
-vouch for it.
+https by curl (from GOSH_RELEASE_URL when set, a mirror;
+GOSH_RELEASE_ALLOW_HTTP=1 allows plain http) and trusted only once the
+release's signed checksums vouch for it.
 
 Options come before the host, as with mosh; everything after the host is
 COMMAND, which runs instead of the login shell (e.g. tmux attach). With a

@@ -233,10 +233,10 @@ func newServerInstallCmd() *cobra.Command {
 gosh connect uploads to a remote that has no gosh. Each comes from this
 version's release (or DIR, holding the release's archives, checksums.txt
 and checksums.txt.sig), checked against the release's checksums, whose
-signature by gosh's release key is checked first. Downloads take https
-only; GOSH_RELEASE_ALLOW_HTTP=1 allows plain http (the signature is
-checked all the same). Without --os and --arch, every Unix platform of the
-release is installed.`,
+signature by gosh's release key is checked first. Downloads use the
+system's curl and take https only; GOSH_RELEASE_ALLOW_HTTP=1 allows plain
+http (the signature is checked all the same). Without --os and --arch,
+every Unix platform of the release is installed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			platforms := bootstrap.ServerPlatforms

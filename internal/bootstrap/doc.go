@@ -176,8 +176,9 @@
 // [DefaultBinaryCache] ($GOSH_BINARY_CACHE, else gosh/<version> in
 // os.UserCacheDir); else the release's archive for that platform
 // ([ArchiveName]), downloaded from [Config.Release] or [ReleaseURL]
-// ($GOSH_RELEASE_URL, else the project's release of this version; https
-// only, unless $GOSH_RELEASE_ALLOW_HTTP=1), checked against the release's
+// ($GOSH_RELEASE_URL, else the project's release of this version) by the
+// system's curl (https only, unless $GOSH_RELEASE_ALLOW_HTTP=1; fetch.go),
+// checked against the release's
 // checksums.txt once the SSH signature of that is checked with the release
 // key built in (sshsig.go, docs/release.md), and cached ([FetchRelease])
 // with what vouches for it, to be checked again before each upload.

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -104,9 +103,10 @@ type ReleaseSource struct {
 	// whose signature of checksums.txt is trusted; "" means gosh's
 	// release key, built in. (Tests sign with a key of their own.)
 	Keys string
-	// Client, if not nil, makes the requests (its Transport; redirects
-	// are checked all the same); nil means http.DefaultTransport.
-	Client *http.Client
+	// CAFile, if set, is a PEM file of the certificates trusted for
+	// URL's TLS instead of the system's (a test's server); downloads
+	// are made by the system's curl (fetch.go).
+	CAFile string
 }
 
 func (s ReleaseSource) String() string {
@@ -143,33 +143,6 @@ func (s ReleaseSource) checkURL() error {
 	return fmt.Errorf("bad release URL %q: want https://", s.URL)
 }
 
-// redirectError is a redirect the download refused.
-type redirectError struct{ msg string }
-
-func (e *redirectError) Error() string { return e.msg }
-
-// client returns the HTTP client for s: its Transport, with redirects
-// checked, never to plain http unless allowed.
-func (s ReleaseSource) client() *http.Client {
-	c := &http.Client{}
-	if s.Client != nil {
-		c.Transport, c.Jar = s.Client.Transport, s.Client.Jar
-	}
-	allow := s.allowHTTP()
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		from := via[len(via)-1].URL
-		switch {
-		case len(via) >= maxRedirects:
-			return &redirectError{fmt.Sprintf("%s: stopped after %d redirects", via[0].URL, maxRedirects)}
-		case req.URL.Scheme != "https" && !(req.URL.Scheme == "http" && allow):
-			return &redirectError{fmt.Sprintf("refusing the redirect from %s to %s: release downloads take https only (%s=1 allows http; the signature is checked all the same)",
-				from, req.URL.Redacted(), ReleaseAllowHTTPEnv)}
-		}
-		return nil
-	}
-	return c
-}
-
 // open returns a release file, at most limit bytes of it.
 func (s ReleaseSource) open(ctx context.Context, name string, limit int64) (io.ReadCloser, error) {
 	if s.Dir != "" {
@@ -179,22 +152,11 @@ func (s ReleaseSource) open(ctx context.Context, name string, limit int64) (io.R
 		}
 		return readCloser{io.LimitReader(f, limit), f}, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/"+name, nil)
+	body, err := httpGet(ctx, s.URL+"/"+name, getOptions{allowHTTP: s.allowHTTP(), caFile: s.CAFile})
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.client().Do(req)
-	if re := (*redirectError)(nil); errors.As(err, &re) {
-		return nil, re
-	}
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("%s: %s", resp.Request.URL.Redacted(), resp.Status)
-	}
-	return readCloser{io.LimitReader(resp.Body, limit), resp.Body}, nil
+	return readCloser{io.LimitReader(body, limit), body}, nil
 }
 
 // read returns a whole release file of at most limit bytes.

@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -124,11 +125,21 @@ func serveRelease(t *testing.T, dir string) (src ReleaseSource, requests func() 
 		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return ReleaseSource{URL: srv.URL, Client: srv.Client(), Keys: releaseTestKeys(t)}, func() []string {
+	return ReleaseSource{URL: srv.URL, CAFile: caFile(t, srv), Keys: releaseTestKeys(t)}, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), got...)
 	}
+}
+
+// caFile writes the certificate of srv, an httptest TLS server, to a PEM
+// file for curl to trust, and keeps the test's downloads off any proxy.
+func caFile(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	noProxy(t)
+	p := filepath.Join(t.TempDir(), "ca.pem")
+	writeFile(t, p, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	return p
 }
 
 // TestFetchReleaseRefused: a release that does not verify, or that comes
@@ -167,12 +178,12 @@ func TestFetchReleaseRefused(t *testing.T) {
 			"checksums.txt: checksums.txt.sig does not vouch for it: the signature is by key SHA256:"},
 		{"no signature", served(tamperUnsigned),
 			"the release's checksums.txt is not signed: https://127.0.0.1:"},
-		{"signed by the test key, checked with the release key", ReleaseSource{URL: goodSrc.URL, Client: goodSrc.Client},
+		{"signed by the test key, checked with the release key", ReleaseSource{URL: goodSrc.URL, CAFile: goodSrc.CAFile},
 			"which gosh does not trust for releases"},
 		{"http URL", ReleaseSource{URL: plain.URL, Keys: releaseTestKeys(t)},
 			"refusing " + plain.URL + ": release downloads take https only (GOSH_RELEASE_ALLOW_HTTP=1 allows http; the signature is checked all the same)"},
-		{"https to http redirect", ReleaseSource{URL: redirect.URL, Client: redirect.Client(), Keys: releaseTestKeys(t)},
-			"refusing the redirect from " + redirect.URL + "/checksums.txt to " + plain.URL + "/checksums.txt: release downloads take https only"},
+		{"https to http redirect", ReleaseSource{URL: redirect.URL, CAFile: caFile(t, redirect), Keys: releaseTestKeys(t)},
+			"refusing the redirect from " + redirect.URL + "/checksums.txt to a URL that is not https: release downloads take https only"},
 		{"not a URL", ReleaseSource{URL: "ftp://127.0.0.1/x", Keys: releaseTestKeys(t)}, `bad release URL "ftp://127.0.0.1/x": want https://`},
 	}
 	for _, tc := range tests {
@@ -195,7 +206,7 @@ func TestFetchReleaseRefused(t *testing.T) {
 		t.Run("http allowed by "+how, func(t *testing.T) {
 			for _, src := range []ReleaseSource{
 				{URL: plain.URL, Keys: releaseTestKeys(t)},
-				{URL: redirect.URL, Client: redirect.Client(), Keys: releaseTestKeys(t)},
+				{URL: redirect.URL, CAFile: caFile(t, redirect), Keys: releaseTestKeys(t)},
 			} {
 				if how == "AllowHTTP" {
 					src.AllowHTTP = true
