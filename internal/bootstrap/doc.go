@@ -163,6 +163,11 @@
 // uploads of the same binary are not compressed again; a cached stream
 // whose upload fails is dropped.
 //
+// An upload that lasts more than a second shows its progress on
+// [Config.Stderr]: what has arrived of how much, the rate and the time
+// left, on one line rewritten in place on a terminal, else on a line
+// every 10 s; then how long it took.
+//
 // The first run of the start script asks for the SHA-256 of this client's
 // own binary, so a remote of the same platform with it uploaded starts at
 // once; otherwise the client learns the platform (GOSH UPLOAD), whether

@@ -222,6 +222,31 @@ func TestRunSelfUpload(t *testing.T) {
 	})
 }
 
+// TestRunUploadProgress: an upload that takes seconds (a loopback link
+// paced to 3 MB/s) shows its progress on stderr, here not a terminal: a
+// line with the bytes, the rate and the time left, then how long it took.
+func TestRunUploadProgress(t *testing.T) {
+	f := newUploadFixture(t)
+	port := pacedProxy(t, f.s.addr(), 3_000_000)
+	trustPort(t, f.h, f.s, port)
+	var logs, stderr syncBuffer
+	cfg := f.cfg(&logs, &stderr)
+	cfg.Destination = "root@127.0.0.1:" + strconv.Itoa(port)
+	runGosh(t, cfg, &logs)
+	checkUploaded(t, f)
+	sent := checkSent(t, f, logs.String(), "gzip "+gzipFromCompressor)
+	out := stderr.String()
+	if !regexp.MustCompile(`(?m)^gosh: uploading [0-9.]+ [KM]B of ~?[0-9.]+ MB \(\d+%\), [0-9.]+ [KM]B/s, (\d+ s left|finishing)$`).MatchString(out) {
+		t.Errorf("no progress line on stderr:\n%s", out)
+	}
+	if want := "gosh: uploaded " + formatBytes(sent) + " in "; !strings.Contains(out, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "\r") {
+		t.Errorf("carriage returns on a stderr that is not a terminal: %q", out)
+	}
+}
+
 // checkUploaded verifies the uploaded file is the local binary, private,
 // and runs on the remote.
 func checkUploaded(t *testing.T, f *uploadFixture) {

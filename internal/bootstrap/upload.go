@@ -146,8 +146,10 @@ func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, go
 	command := uploadScript(sum, gz)
 	sent := &countingReader{r: src}
 	start := time.Now()
+	stopProgress := showProgress(cfg.stderr(), start, sent, src)
 	out, err := rr.run(ctx, command, sent)
 	srcErr := src.Close()
+	stopProgress(err == nil && out.uploaded != "")
 	if err != nil || out.uploaded == "" {
 		src.forget()
 		if srcErr != nil {
@@ -157,6 +159,34 @@ func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, go
 	}
 	cfg.logf("bootstrap: uploaded %s: sent %d bytes in %v", out.uploaded, sent.n.Load(), time.Since(start).Round(time.Millisecond))
 	return out.uploaded, nil
+}
+
+// showProgress shows the progress of the upload of src through sent on
+// w (see [uploadProgress]) until the function it returns is called, with
+// whether the upload succeeded.
+func showProgress(w io.Writer, start time.Time, sent *countingReader, src uploadStream) (stop func(ok bool)) {
+	p := newUploadProgress(w, isTerminal(w), start)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(progressTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				total, exact := src.size()
+				p.update(now, sent.n.Load(), total, exact, sent.end.Load())
+			}
+		}
+	}()
+	return func(ok bool) {
+		close(done)
+		<-stopped
+		p.finish(time.Now(), sent.n.Load(), ok)
+	}
 }
 
 // uploadError is an upload the remote did not complete.
@@ -189,6 +219,8 @@ type uploadStream interface {
 	// forget drops a cached copy the stream came from (after a failed
 	// upload).
 	forget()
+	// size is the stream's length, or an estimate of it (exact false).
+	size() (n int64, exact bool)
 	describe() string // for the debug log
 }
 
@@ -219,16 +251,29 @@ func (r rawUpload) Close() error {
 func (rawUpload) forget()          {}
 func (rawUpload) describe() string { return "uncompressed" }
 
-// countingReader counts the bytes read through it. (The SSH session reads
-// it from a goroutine that may outlive a failed command.)
+func (r rawUpload) size() (int64, bool) {
+	st, err := r.Stat()
+	if err != nil {
+		return 0, false
+	}
+	return st.Size(), true
+}
+
+// countingReader counts the bytes read through it, and notes its end.
+// (The SSH session reads it from a goroutine that may outlive a failed
+// command.)
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64
+	r   io.Reader
+	n   atomic.Int64
+	end atomic.Bool // io.EOF was read
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	if errors.Is(err, io.EOF) {
+		c.end.Store(true)
+	}
 	return n, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // An upload travels as a gzip stream when the remote's gzip decompresses
@@ -105,6 +106,11 @@ type gzipUpload struct {
 	pr     *io.PipeReader // the compressor's output, or nil
 	done   chan struct{}  // closed when the compressor has returned
 	err    error          // the compressor's, once done is closed
+	length int64          // the stream's length; 0 while it is compressed
+	// binSize is the binary's size, and in and out what the compressor
+	// has read of it and written, for the estimate of the length.
+	binSize int64
+	in, out atomic.Int64
 }
 
 // openGzip returns the gzip stream of the goos/goarch binary at path,
@@ -120,13 +126,17 @@ func openGzip(path, sum, cacheDir, goos, goarch string) (*gzipUpload, error) {
 	}
 	lastGzip.mu.Unlock()
 	if data != nil {
-		return &gzipUpload{r: bytes.NewReader(data), sum: sum, origin: gzipFromMemory}, nil
+		return &gzipUpload{r: bytes.NewReader(data), sum: sum, origin: gzipFromMemory, length: int64(len(data))}, nil
 	}
 	prefix := gzipCachePrefix(goos, goarch)
 	name := prefix + sum + ".gz"
 	if cacheDir != "" {
 		if f, err := os.Open(filepath.Join(cacheDir, name)); err == nil {
-			return &gzipUpload{r: f, sum: sum, origin: f.Name(), f: f}, nil
+			g := &gzipUpload{r: f, sum: sum, origin: f.Name(), f: f}
+			if st, err := f.Stat(); err == nil {
+				g.length = st.Size()
+			}
+			return g, nil
 		}
 	}
 	src, err := os.Open(path)
@@ -135,13 +145,57 @@ func openGzip(path, sum, cacheDir, goos, goarch string) (*gzipUpload, error) {
 	}
 	pr, pw := io.Pipe()
 	g := &gzipUpload{r: pr, sum: sum, origin: gzipFromCompressor, pr: pr, done: make(chan struct{})}
+	if st, err := src.Stat(); err == nil {
+		g.binSize = st.Size()
+	}
 	k := newGzipKeeper(cacheDir, prefix, name)
 	go func() {
 		defer close(g.done)
 		defer src.Close()
-		g.err = compressStream(pw, src, sum, k)
+		g.err = compressStream(pw, &addingReader{src, &g.in}, sum, k, &g.out)
 	}()
 	return g, nil
+}
+
+// size is the stream's length; while it is compressed, an estimate: the
+// binary's size at the ratio so far (or at gzipRatioGuess before the
+// first 64 KiB).
+func (g *gzipUpload) size() (int64, bool) {
+	if g.length > 0 || g.binSize == 0 {
+		return g.length, g.length > 0
+	}
+	in, out := g.in.Load(), g.out.Load()
+	if in < 64<<10 || out == 0 {
+		return int64(float64(g.binSize) * gzipRatioGuess), false
+	}
+	return g.binSize * out / in, false
+}
+
+// gzipRatioGuess is what a gosh binary shrinks to (see uploadGzipLevel).
+const gzipRatioGuess = 0.4
+
+// addingReader adds the bytes read through it to n.
+type addingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (a *addingReader) Read(p []byte) (int, error) {
+	k, err := a.r.Read(p)
+	a.n.Add(int64(k))
+	return k, err
+}
+
+// addingWriter adds the bytes written through it to n.
+type addingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (a *addingWriter) Write(p []byte) (int, error) {
+	k, err := a.w.Write(p)
+	a.n.Add(int64(k))
+	return k, err
 }
 
 func (g *gzipUpload) Read(p []byte) (int, error) { return g.r.Read(p) }
@@ -182,10 +236,11 @@ func (g *gzipUpload) forget() {
 func (g *gzipUpload) describe() string { return "gzip " + g.origin }
 
 // compressStream writes the gzip stream of src to pw, and a copy to k that
-// is kept if the stream is whole and src had SHA-256 sum. On an error the
-// stream ends without its trailer, so the remote's gzip rejects it.
-func compressStream(pw *io.PipeWriter, src io.Reader, sum string, k *gzipKeeper) error {
-	bw := bufio.NewWriterSize(io.MultiWriter(pw, k), gzipChunk)
+// is kept if the stream is whole and src had SHA-256 sum; it adds the
+// bytes it writes to written. On an error the stream ends without its
+// trailer, so the remote's gzip rejects it.
+func compressStream(pw *io.PipeWriter, src io.Reader, sum string, k *gzipKeeper, written *atomic.Int64) error {
+	bw := bufio.NewWriterSize(&addingWriter{io.MultiWriter(pw, k), written}, gzipChunk)
 	zw, err := gzip.NewWriterLevel(bw, uploadGzipLevel)
 	if err != nil {
 		panic("bootstrap: bad uploadGzipLevel")

@@ -262,3 +262,40 @@ func TestOpenGzipUploadEnded(t *testing.T) {
 		t.Errorf("cache holds %q, want nothing", got)
 	}
 }
+
+// TestGzipUploadSize: a stream compressed while it is sent estimates its
+// length from the ratio so far (within 10% half-way); a cached or
+// remembered one knows it.
+func TestGzipUploadSize(t *testing.T) {
+	resetLastGzip(t)
+	path, _, sum := writeBinary(t, 4<<20)
+	cache := t.TempDir()
+	g, err := openGzip(path, sum, cache, "linux", "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binSize := float64(4 << 20)
+	guess := int64(binSize * gzipRatioGuess)
+	if n, exact := g.size(); exact || n != guess {
+		t.Errorf("before any byte: size %d, exact %v; want the guess %d", n, exact, guess)
+	}
+	half := make([]byte, 1<<20)
+	if _, err := io.ReadFull(g, half); err != nil {
+		t.Fatal(err)
+	}
+	estimate, exact := g.size()
+	rest := readGzip(t, g)
+	total := int64(len(half) + len(rest))
+	if exact || estimate < total*9/10 || estimate > total*11/10 {
+		t.Errorf("after %d of %d bytes: size %d, exact %v; want within 10%% of %d, an estimate", len(half), total, estimate, exact, total)
+	}
+
+	g, err = openGzip(path, sum, cache, "linux", "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, exact := g.size(); !exact || n != total {
+		t.Errorf("cached: size %d, exact %v; want %d, exact", n, exact, total)
+	}
+	g.Close()
+}
