@@ -150,6 +150,15 @@
 // sha256sum, shasum -a 256, sha256 -q or openssl (whichever exists), then
 // it is renamed into place; on a mismatch it is removed.
 //
+// Uploads do not pile up: after each one, the remote keeps it and the
+// upload used before it (a start script marks the upload it runs by
+// touching its directory) and removes the older ones, but never one used
+// or changed within the last hour (a client of another version may be
+// about to run it, or still be sending it) nor one that a running
+// process was started from (a session's server runs its binary again for
+// a relay). Where it cannot tell (no /proc or ps -A, no find -mmin) it
+// removes nothing.
+//
 // The upload travels as a gzip stream (about 40% of the binary: 46 s
 // instead of 117 s at 1 Mbps for the 14.6 MB linux/amd64 gosh) when the
 // remote's gzip decompresses a probe stream that the start script pipes

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -232,6 +233,7 @@ func TestRunUploadProgress(t *testing.T) {
 	var logs, stderr syncBuffer
 	cfg := f.cfg(&logs, &stderr)
 	cfg.Destination = "root@127.0.0.1:" + strconv.Itoa(port)
+	cfg.BinaryCache = t.TempDir() // compressed while sent: its length is estimated
 	runGosh(t, cfg, &logs)
 	checkUploaded(t, f)
 	sent := checkSent(t, f, logs.String(), "gzip "+gzipFromCompressor)
@@ -548,5 +550,106 @@ func TestRunUploadFromDist(t *testing.T) {
 	uploaded := filepath.Join(f.remoteHome, ".local", "share", "gosh", sum, "gosh")
 	if got, err := fileSHA256(uploaded); err != nil || got != sum {
 		t.Errorf("uploaded %s: %s, %v; want the verified arm64 binary %s", uploaded, got, err, sum)
+	}
+}
+
+// variantBinary writes a copy of the test's gosh with bytes appended: a
+// build of another version as far as the remote can tell (another
+// SHA-256), which still runs.
+func variantBinary(t *testing.T, f *uploadFixture, name string) (path, sum string) {
+	t.Helper()
+	b, err := os.ReadFile(f.gosh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, "variant "+name...)
+	path = filepath.Join(t.TempDir(), "gosh")
+	if err := os.WriteFile(path, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, sha256Hex(b)
+}
+
+// stopServer kills a server started on the remote and waits until it is
+// gone from the process table's command lines.
+func stopServer(t *testing.T, pid int) {
+	t.Helper()
+	syscall.Kill(pid, syscall.SIGKILL)
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if (err != nil || len(b) == 0) && syscall.Kill(pid, 0) != nil || err == nil && len(b) == 0 {
+			return
+		}
+	}
+	t.Fatalf("server %d still runs", pid)
+}
+
+// TestRunUploadPrunes: clients of different versions take turns on one
+// remote, through a real sshd. Each upload keeps itself and the upload
+// used before it, and removes older ones, except one whose server still
+// runs (it runs that binary again for a relay) and one used within the
+// grace period; running an upload marks it used. (It is long because the
+// turns depend on each other: it is one story.)
+func TestRunUploadPrunes(t *testing.T) {
+	f := newUploadFixture(t)
+	root := filepath.Join(f.remoteHome, ".local", "share", "gosh")
+	old1 := oldUpload(t, root, "old1", 3*time.Hour)
+	oldUpload(t, root, "old2", 5*time.Hour)
+	sumA, _ := fileSHA256(f.gosh)
+	connect := func(binary string) Result {
+		t.Helper()
+		var logs, stderr syncBuffer
+		cfg := f.cfg(&logs, &stderr)
+		cfg.RemoteBinary = binary
+		res, err := Run(testContext(t), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v\n%s", err, logs.String())
+		}
+		killServer(t, res.ServerPID) // at the end, if not before
+		return res
+	}
+	holds := func(step string, want ...string) {
+		t.Helper()
+		slices.Sort(want)
+		if got := dirNames(t, root); !slices.Equal(got, want) {
+			t.Errorf("%s: the remote holds %q, want %q", step, got, want)
+		}
+	}
+
+	// A uploads: old2 goes, old1 was used before A and stays.
+	a := connect(f.gosh)
+	if a.Uploaded == "" {
+		t.Fatal("A uploaded nothing")
+	}
+	holds("A uploaded", sumA, old1)
+
+	// B uploads while A's server runs: A's upload is older than old1 and
+	// the grace period, but A's server may need it.
+	backdate(t, filepath.Join(root, sumA), 4*time.Hour)
+	backdate(t, filepath.Join(root, old1), 3*time.Hour)
+	binB, sumB := variantBinary(t, f, "B")
+	connect(binB)
+	holds("B uploaded while A's server runs", sumB, old1, sumA)
+
+	// A connects again: no upload, and its upload is marked used.
+	stopServer(t, a.ServerPID)
+	backdate(t, filepath.Join(root, sumA), 4*time.Hour)
+	if a2 := connect(f.gosh); a2.Uploaded != "" {
+		t.Errorf("A uploaded again: %s", a2.Uploaded)
+	} else {
+		stopServer(t, a2.ServerPID)
+	}
+	if st, err := os.Stat(filepath.Join(root, sumA)); err != nil || time.Since(st.ModTime()) > time.Minute {
+		t.Errorf("A's upload was not marked used: %v %v", st.ModTime(), err)
+	}
+
+	// C uploads once no server of A runs, with A's upload and old1 past
+	// the grace period: both go; B's, within it, stays.
+	backdate(t, filepath.Join(root, sumA), 4*time.Hour)
+	binC, sumC := variantBinary(t, f, "C")
+	connect(binC)
+	holds("C uploaded", sumC, sumB)
+	if left, _ := filepath.Glob(filepath.Join(root, ".gosh-old.*")); len(left) > 0 {
+		t.Errorf("left behind: %q", left)
 	}
 }

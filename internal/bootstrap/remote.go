@@ -88,7 +88,6 @@ func serverCommandLine(serverCommand string, a ServerArgs) string {
 // mosh's wrapper asks for it with --experimental-remote-ip=remote.
 const reportSSHConnection = `[ -n "$SSH_CONNECTION" ] && printf '\nMOSH SSH_CONNECTION %s\n' "$SSH_CONNECTION"; `
 
-// uploadDirExpr is the remote directory of uploaded binaries of this version.
 // uploadDirExpr is the remote directory of uploaded binaries, each in a
 // subdirectory named by its SHA-256 (content-addressed: a different build
 // under the same version name is never run for another).
@@ -131,7 +130,7 @@ func startScript(serverCommand string, a ServerArgs, upload UploadMode, want str
 		s.WriteString(`if command -v gosh >/dev/null 2>&1 && gosh version 2>/dev/null | grep '` + proto + `' >/dev/null; then g=gosh; fi; `)
 	}
 	if isSHA256(want) {
-		s.WriteString(`if [ -z "$g" ] && [ -x "$d/` + want + `/gosh" ]; then g="$d/` + want + `/gosh"; fi; `)
+		s.WriteString(useUploaded(want))
 	}
 	s.WriteString(`if [ -z "$g" ]; then echo "` + needUploadPrefix + `$(uname -s) $(uname -m)"; ` +
 		`if [ "$(printf '` + gzipProbe() + `' | gzip -dc 2>/dev/null)" = ` + gzipProbeWord + ` ]; then echo "` + gzipLine + `"; fi; ` +
@@ -139,6 +138,15 @@ func startScript(serverCommand string, a ServerArgs, upload UploadMode, want str
 	s.WriteString(`echo "` + usingPrefix + `$g"; `)
 	s.WriteString(`exec "$g" ` + strings.TrimPrefix(serverCommandLine(serverCommand, a), "gosh "))
 	return "exec sh -c " + shellQuote(s.String())
+}
+
+// useUploaded is the part of a script that picks the uploaded binary
+// whose SHA-256 is want, if there is one and $g is still empty, and marks
+// it used: it touches its directory, whose time orders the uploads for
+// [pruneScript]. The mark comes before the check, so that a prune that
+// runs meanwhile sees the binary in use (or this script sees it gone).
+func useUploaded(want string) string {
+	return `if [ -z "$g" ]; then touch -c "$d/` + want + `" 2>/dev/null; if [ -x "$d/` + want + `/gosh" ]; then g="$d/` + want + `/gosh"; fi; fi; `
 }
 
 // uploadScript receives a binary on stdin into the upload directory, checks
@@ -149,18 +157,61 @@ func startScript(serverCommand string, a ServerArgs, upload UploadMode, want str
 // SHA-256 does not match), nor a binary other than sha256Hex. The SHA-256
 // tool reads the file on its stdin, so that its output holds the digest
 // and no file name (the path holds sha256Hex, and would match any digest).
+// Once the binary is in place, [pruneScript] removes old uploads.
 func uploadScript(sha256Hex string, gzipped bool) string {
 	receive := "cat"
 	if gzipped {
 		receive = "gzip -dc"
 	}
-	s := "umask 077; d=" + uploadDirExpr() + "/" + sha256Hex + `; t="$d/.gosh-upload.$$"; ` +
+	s := "umask 077; D=" + uploadDirExpr() + `; d="$D/` + sha256Hex + `"; t="$d/.gosh-upload.$$"; ` +
 		`mkdir -p "$d" || exit 1; e=$(` + receive + ` 2>&1 > "$t") || { r=$?; rm -f "$t"; set -f; set -- $e; e="$*"; ` +
 		`printf '` + receiveFailed + `\n' "${e:-exit status $r}" >&2; exit 1; }; ` +
 		`s=$( (sha256sum || shasum -a 256 || sha256 -q || openssl dgst -sha256) < "$t" 2>/dev/null ); ` +
-		`case "$s" in *` + sha256Hex + `*) chmod 755 "$t" && mv -f "$t" "$d/gosh" && echo ` + uploadedLine + ` "$d/gosh";; ` +
-		`*) rm -f "$t"; echo "SHA-256 check failed (got: ${s:-no sha256 tool})" >&2; exit 1;; esac`
+		`case "$s" in *` + sha256Hex + `*) chmod 755 "$t" && mv -f "$t" "$d/gosh" || { rm -f "$t"; exit 1; }; echo ` + uploadedLine + ` "$d/gosh";; ` +
+		`*) rm -f "$t"; echo "SHA-256 check failed (got: ${s:-no sha256 tool})" >&2; exit 1;; esac; ` +
+		pruneScript()
 	return "exec sh -c " + shellQuote(s)
+}
+
+// keptUploads is how many uploads a prune keeps whatever their age: the
+// one just uploaded and the one used before it.
+const keptUploads = 2
+
+// pruneGraceMinutes: an upload used, uploaded or being uploaded within
+// this many minutes is never removed, so that a client that has just
+// chosen or sent a binary finds it when it runs it.
+const pruneGraceMinutes = 60
+
+// The command lines of the running processes, one way or the other.
+const (
+	procArgs = `cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\000' ' '`
+	psArgs   = `ps -A -ww -o args= 2>/dev/null`
+)
+
+// pruneScript is the end of the upload script: from the upload directory
+// $D it removes every upload but these, and exits 0:
+//
+//   - the keptUploads most recently used or uploaded (by the time of
+//     their directory, which [useUploaded] and an upload set);
+//   - one with anything in it changed within pruneGraceMinutes (used or
+//     uploaded lately, or being uploaded: its temporary file grows);
+//   - one that a running process was started from: a session's server
+//     keeps its binary's path in its arguments, and runs the binary again
+//     for a relay (a running program does not need its file on Unix, but
+//     starting one does).
+//
+// The processes are read from /proc where there is one, else from ps -A;
+// without either, or without a find that knows -mmin, nothing is removed.
+// An upload is renamed before it is deleted, so that a start script sees
+// it whole or not at all. Only directories named by a SHA-256 count.
+func pruneScript() string {
+	hex64 := strings.Repeat("[0-9a-f]", 64)
+	return `P=$(if [ -r /proc/self/cmdline ]; then ` + procArgs + `; else ` + psArgs + `; fi) && ` +
+		`[ -n "$P" ] && cd "$D" && n=0 && for e in $(ls -td -- */ 2>/dev/null); do s=${e%/}; ` +
+		`case $s in ` + hex64 + `) ;; *) continue;; esac; n=$((n+1)); [ $n -le ` + strconv.Itoa(keptUploads) + ` ] && continue; ` +
+		`case $P in *$s*) continue;; esac; ` +
+		`r=$(find "$s" -mmin -` + strconv.Itoa(pruneGraceMinutes) + ` 2>/dev/null) && [ -z "$r" ] && mv "$s" ".gosh-old.$s.$$" 2>/dev/null && rm -rf ".gosh-old.$s.$$"; ` +
+		`done; exit 0`
 }
 
 // receiveFailed is the upload script's printf format for a stream that

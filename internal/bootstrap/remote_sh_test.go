@@ -8,6 +8,7 @@ package bootstrap
 import (
 	"bytes"
 	"cmp"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestShellQuoteRoundTrip(t *testing.T) {
@@ -256,5 +258,150 @@ func TestRelayScript(t *testing.T) {
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "the relay needs gosh on the remote") {
 		t.Errorf("no gosh: ran %q, %v; want the error", out, err)
+	}
+}
+
+// oldUpload makes an upload directory named by the SHA-256 of name in
+// root, holding a gosh, last changed age ago, and returns its name.
+func oldUpload(t *testing.T, root, name string, age time.Duration) string {
+	t.Helper()
+	sum := sha256Hex([]byte(name))
+	dir := filepath.Join(root, sum)
+	writeFile(t, filepath.Join(dir, "gosh"), "#!/bin/sh\n")
+	backdate(t, dir, age)
+	return sum
+}
+
+// backdate sets the times of dir and everything in it to age ago.
+func backdate(t *testing.T, dir string, age time.Duration) {
+	t.Helper()
+	when := time.Now().Add(-age)
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, when, when)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startWithArgv0 runs a sleep whose argv[0] is argv0 (as a server started
+// from an upload carries its path), until the test ends.
+func startWithArgv0(t *testing.T, argv0 string) {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	cmd.Args[0] = argv0
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+}
+
+// TestPruneScript runs the upload script through the local /bin/sh into an
+// upload directory holding older uploads: it keeps the new one, the one
+// used before it, any used or changed within the grace period, any a
+// running process was started from and any not named by a SHA-256, and
+// removes the rest, leaving nothing behind. Without find, or with a find
+// that does not know -mmin, it removes nothing.
+func TestPruneScript(t *testing.T) {
+	bin := fakeBinary(64 << 10)
+	sum := sha256Hex(bin)
+	hour := time.Hour
+	for _, tc := range []struct {
+		name   string
+		path   string // "" for the test's PATH
+		pruned bool
+	}{
+		{"pruned", "", true},
+		{"no find", "no find", false},
+		{"find without -mmin", "old find", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			root := filepath.Join(home, ".local", "share", "gosh")
+			previous := oldUpload(t, root, "previous", 2*hour)
+			old1 := oldUpload(t, root, "old1", 3*hour)
+			old2 := oldUpload(t, root, "old2", 50*hour)
+			running := oldUpload(t, root, "running", 5*hour)
+			startWithArgv0(t, filepath.Join(root, running, "gosh"))
+			uploading := oldUpload(t, root, "uploading", 4*hour)
+			writeFile(t, filepath.Join(root, uploading, ".gosh-upload.123"), "half a binary") // now
+			os.Chtimes(filepath.Join(root, uploading), time.Now().Add(-4*hour), time.Now().Add(-4*hour))
+			recent := oldUpload(t, root, "recent", 4*hour)
+			backdate(t, filepath.Join(root, recent, "gosh"), 10*time.Minute)
+			writeFile(t, filepath.Join(root, "v0.9.0", "gosh"), "the layout before SHA-256 names")
+			backdate(t, filepath.Join(root, "v0.9.0"), 100*hour)
+
+			path := os.Getenv("PATH")
+			switch tc.path {
+			case "no find":
+				path = toolDir(t, "sh", "mkdir", "cat", "rm", "chmod", "mv", "sha256sum", "ls", "tr", "ps")
+			case "old find":
+				path = fakeTool(t, toolDir(t, "sh", "mkdir", "cat", "rm", "chmod", "mv", "sha256sum", "ls", "tr", "ps"),
+					"find", `for a; do [ "$a" = -mmin ] && { echo "find: unknown primary -mmin" >&2; exit 1; }; done; exit 0`)
+			}
+			cmd := exec.Command("/bin/sh", "-c", uploadScript(sum, false))
+			cmd.Env = []string{"HOME=" + home, "PATH=" + path}
+			cmd.Stdin = bytes.NewReader(bin)
+			out, err := cmd.CombinedOutput()
+			if want := uploadedLine + " " + filepath.Join(root, sum, "gosh") + "\n"; err != nil || string(out) != want {
+				t.Fatalf("upload script: %v, output %q; want %q", err, out, want)
+			}
+			want := []string{sum, previous, running, uploading, recent, "v0.9.0"}
+			if !tc.pruned {
+				want = append(want, old1, old2)
+			}
+			slices.Sort(want)
+			got := dirNames(t, root)
+			if !slices.Equal(got, want) {
+				t.Errorf("the upload directory holds %q, want %q (removed: old1 %s, old2 %s)", got, want, old1[:8], old2[:8])
+			}
+		})
+	}
+}
+
+// TestUseUploadedMarks: the start script marks the upload it runs as used
+// (its directory's time), and does not create a directory for one that
+// is not there.
+func TestUseUploadedMarks(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, ".local", "share", "gosh")
+	sum := oldUpload(t, root, "used", 5*time.Hour)
+	writeFile(t, filepath.Join(root, sum, "gosh"), "#!/bin/sh\necho used \"$@\"\n")
+	os.Chmod(filepath.Join(root, sum, "gosh"), 0o755)
+	backdate(t, filepath.Join(root, sum), 5*time.Hour)
+	missing := sha256Hex([]byte("missing"))
+	for _, want := range []string{sum, missing} {
+		cmd := exec.Command("/bin/sh", "-c", startScript(DefaultServerCommand, ServerArgs{}, UploadAlways, want))
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, _ := cmd.CombinedOutput()
+		if want == missing {
+			if _, err := os.Stat(filepath.Join(root, missing)); err == nil {
+				t.Errorf("the start script created %s", missing)
+			}
+			continue
+		}
+		if !strings.Contains(string(out), "used server new") {
+			t.Fatalf("the start script did not run the upload: %q", out)
+		}
+		st, err := os.Stat(filepath.Join(root, sum))
+		if err != nil || time.Since(st.ModTime()) > time.Minute {
+			t.Errorf("the upload run was not marked used: %v, %v", st.ModTime(), err)
+		}
+	}
+}
+
+// TestProcessArgs: both ways the prune lists the running processes show
+// a process's arguments whole, its argv[0] (a path) among them.
+func TestProcessArgs(t *testing.T) {
+	argv0 := filepath.Join(t.TempDir(), strings.Repeat("long/", 40), sha256Hex([]byte("argv0")), "gosh")
+	startWithArgv0(t, argv0)
+	for _, c := range []string{procArgs, psArgs} {
+		out, err := exec.Command("/bin/sh", "-c", c).Output()
+		if err != nil || !strings.Contains(string(out), argv0+" 600") {
+			t.Errorf("%s: %v; the output does not hold %q", c, err, argv0+" 600")
+		}
 	}
 }
