@@ -123,6 +123,17 @@ var uploadedLogRE = regexp.MustCompile(`bootstrap: uploaded \S+: sent (\d+) byte
 // binary cache cache ("" for an empty one). It returns the bytes the
 // upload sent, its time and the whole connect's.
 func measureConnect(t *testing.T, f *uploadFixture, bin, cache string, rate int) (sent int64, upload, connect time.Duration) {
+	port := 0
+	if rate > 0 {
+		port = pacedProxy(t, f.s.addr(), rate)
+		trustPort(t, f.h, f.s, port)
+	}
+	return measureConnectAt(t, f, bin, cache, port)
+}
+
+// measureConnectAt is measureConnect through a proxy to the sshd on
+// loopback port (0: no proxy).
+func measureConnectAt(t *testing.T, f *uploadFixture, bin, cache string, port int) (sent int64, upload, connect time.Duration) {
 	if err := os.RemoveAll(filepath.Join(f.remoteHome, ".local")); err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +144,10 @@ func measureConnect(t *testing.T, f *uploadFixture, bin, cache string, rate int)
 	if cache == "" {
 		cfg.BinaryCache = t.TempDir()
 	}
-	if rate > 0 {
-		port := pacedProxy(t, f.s.addr(), rate)
-		trustPort(t, f.h, f.s, port)
+	if port != 0 {
 		cfg.Destination = "root@127.0.0.1:" + strconv.Itoa(port)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	start := time.Now()
 	res, err := Run(ctx, cfg)

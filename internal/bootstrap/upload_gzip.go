@@ -41,7 +41,10 @@ import (
 // time: level 6 costs 0.5 s more than level 1 over loopback, level 9
 // 1.7 s. That is paid once per binary: the stream is cached (see
 // [openGzip]). It is a variable for the tests.
-var uploadGzipLevel = gzip.DefaultCompression
+var uploadGzipLevel = defaultGzipLevel
+
+// defaultGzipLevel is uploadGzipLevel outside the tests.
+const defaultGzipLevel = gzip.DefaultCompression
 
 // gzipProbeWord is what the start script's probe stream decompresses to.
 const gzipProbeWord = "gosh"
