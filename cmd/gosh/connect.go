@@ -161,6 +161,7 @@ a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
   gosh connect --server=mosh-server example.net -- tmux attach
   gosh connect --local
   MOSH_KEY=... gosh connect --direct 127.0.0.1 60001`,
+		ValidArgsFunction: completeHost,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd, args, alwaysPredict, neverPredict, ipv4, ipv6); err != nil {
 				return err

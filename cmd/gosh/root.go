@@ -195,9 +195,10 @@ talks to it over encrypted UDP (Mosh's State Synchronization Protocol), so it
 survives roaming, sleep and lossy links, and echoes keystrokes locally. gosh
 is wire-compatible with Mosh 1.4: gosh connect works against mosh-server,
 and mosh-client works against gosh server.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Args:          noArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Args:              noArgs,
+		ValidArgsFunction: completeHost, // gosh HOST is gosh connect HOST
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if v, _ := cmd.Flags().GetBool("version"); v {
 				_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())

@@ -259,6 +259,7 @@ resume offer and gosh connect --resume ID use it too.`,
 		Example: `  gosh sessions alice@example.net
   gosh connect --attach 3f2a9c1e alice@example.net
   gosh sessions alice@example.net --kill 3f2a9c1e`,
+		ValidArgsFunction: completeHost,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := cmd.CommandPath()
 			switch {
