@@ -6,7 +6,7 @@
 #               tests without the race detector and the Windows tests under
 #               Wine (what CI runs through .ci/run)
 #
-# Other targets: build, deps, fuzz, bench, proto, check, cross, dist,
+# Other targets: build, man, deps, fuzz, bench, proto, check, cross, dist,
 # release-check, clean.
 
 GO       ?= go
@@ -32,7 +32,7 @@ DEB_PACKAGES := mosh openssh-server openssh-client tmux protobuf-compiler vim le
 DEB_COMMANDS := mosh-server mosh-client sshd ssh ssh-keygen ssh-agent tmux protoc vim less top \
 	/usr/lib/wine/wine64 x86_64-w64-mingw32-gcc curl
 
-.PHONY: all build run test check fmt-check vet tidy-check race hostile wine-test cross deps fuzz bench proto dist release-check clean
+.PHONY: all build man run test check fmt-check vet tidy-check race hostile wine-test cross deps fuzz bench proto dist release-check clean
 
 all: build
 
@@ -41,6 +41,12 @@ build:
 
 run: build
 	./$(BIN) connect --local
+
+# man writes the man pages (one per command) and the shell completions,
+# generated from the command tree as the release does, into build/docs:
+# man -l build/docs/man/gosh.1
+man:
+	$(GO) run -tags gendocs ./cmd/gosh gendocs build/docs
 
 test: deps fmt-check vet tidy-check race hostile wine-test
 

@@ -22,7 +22,9 @@ import (
 
 func init() { extraCommands = append(extraCommands, newGendocsCmd) }
 
-// newGendocsCmd writes DIR/man/*.1 and DIR/completions/gosh.{bash,zsh,fish,ps1}.
+// newGendocsCmd writes DIR/man/*.1, a page for every command but the
+// hidden ones, and DIR/completions/gosh.{bash,zsh,fish,ps1}, replacing
+// what those two directories held.
 func newGendocsCmd(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
 		Use:    "gendocs DIR",
@@ -32,6 +34,11 @@ func newGendocsCmd(root *cobra.Command) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			man, comp := filepath.Join(args[0], "man"), filepath.Join(args[0], "completions")
 			for _, d := range []string{man, comp} {
+				// Start empty: the release ships every file here, and a
+				// page of a command that is gone must not be among them.
+				if err := os.RemoveAll(d); err != nil {
+					return err
+				}
 				if err := os.MkdirAll(d, 0o755); err != nil {
 					return err
 				}

@@ -4,8 +4,11 @@
 // release-check: goreleaser check, make dist, then this test with
 // GOSH_DIST pointing at dist/): every archive, package and manifest the
 // release promises is there, listed in checksums.txt with the right
-// SHA-256, holds what it should, checksums.txt is signed (with the test
-// key), and the linux/amd64 binary runs and carries the stamped version.
+// SHA-256, holds what it should (every man page the command tree makes,
+// the completions where each package format's shells look),
+// checksums.txt is signed (with the test key), the Homebrew cask installs
+// it all without a stanza Homebrew deprecates, and the linux/amd64 binary
+// runs and carries the stamped version.
 package releasecheck
 
 import (
@@ -38,10 +41,10 @@ var targets = [][2]string{
 	{"openbsd", "amd64"},
 }
 
-// inArchive are the files every archive holds besides the binary.
+// inArchive are the files every archive holds besides the binary and the
+// man pages (man/, every one of manPages).
 var inArchive = []string{"LICENSE", "README.md",
-	"completions/gosh.bash", "completions/gosh.zsh", "completions/gosh.fish", "completions/gosh.ps1",
-	"man/gosh.1", "man/gosh-connect.1", "man/gosh-server.1", "man/gosh-bench.1"}
+	"completions/gosh.bash", "completions/gosh.zsh", "completions/gosh.fish", "completions/gosh.ps1"}
 
 func dist(t *testing.T) string {
 	d := os.Getenv("GOSH_DIST")
@@ -60,6 +63,10 @@ func TestDist(t *testing.T) {
 	}
 	buildinfo.Version = meta.Version // the archive names carry it
 	sums := checksums(t, d)
+	want := slices.Clone(inArchive)
+	for _, m := range manPages(t) {
+		want = append(want, "man/"+m)
+	}
 
 	for _, p := range targets {
 		name := bootstrap.ArchiveName(p[0], p[1])
@@ -72,7 +79,7 @@ func TestDist(t *testing.T) {
 			t.Errorf("%s: SHA-256 %s, checksums.txt says %q", name, got, sums[name])
 		}
 		files := listArchive(t, path)
-		for _, f := range append([]string{bin}, inArchive...) {
+		for _, f := range append([]string{bin}, want...) {
 			if !slices.Contains(files, f) {
 				t.Errorf("%s lacks %s (has %q)", name, f, files)
 			}
