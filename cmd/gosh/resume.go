@@ -215,7 +215,10 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 	case errors.Is(err, session.ErrNoConnection):
 		_ = s.file.Remove()
 		if s.resumed {
-			fmt.Fprintf(stderr, "gosh: session %s is gone (its server does not answer); gosh connect HOST starts a new one\n", s.file.Record().Name())
+			// One line, not this and the firewall advice of err: the
+			// server answered here before.
+			r := s.file.Record()
+			return fmt.Errorf("session %s does not answer: it has ended, or the network to %s is down (gosh sessions %s lists what still runs there)", r.Name(), r.Host, r.Host)
 		}
 	default:
 		_ = s.file.Release()

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gosh-term/gosh/internal/resume"
+	"github.com/gosh-term/gosh/internal/session"
 )
 
 // TestPickRecord: --resume ID finds a session by the ID gosh sessions
@@ -79,5 +82,32 @@ func TestForgetSession(t *testing.T) {
 		if !left[id] {
 			t.Errorf("record %s was removed", id)
 		}
+	}
+}
+
+// TestResumedGone: a resumed session whose server no longer answers ends
+// with one line naming the session and what to do, not that line and the
+// firewall advice meant for a server never reached; its record is gone.
+func TestResumedGone(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir, err := resume.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := resume.Create(dir, resume.Record{Session: "78fedffa", Host: "box", Server: "192.0.2.1:60001", Key: "AAAAAAAAAAAAAAAAAAAAAA", Gosh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	s := &savedSession{file: f, resumed: true}
+	err = s.end(fmt.Errorf("%w at 192.0.2.1:60001 (check that UDP port 60001 is not firewalled)", session.ErrNoConnection), &stderr)
+	if err == nil || strings.Contains(err.Error(), "firewalled") || !strings.Contains(err.Error(), "78fedffa") || !strings.Contains(err.Error(), "gosh sessions box") {
+		t.Errorf("end = %v; want one error naming the session and gosh sessions box", err)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("end also printed %q", stderr.String())
+	}
+	if recs, _ := resume.List(dir, ""); len(recs) != 0 {
+		t.Errorf("records left: %+v", recs)
 	}
 }
