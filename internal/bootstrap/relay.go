@@ -138,11 +138,13 @@ func (s *relayStream) Write(p []byte) (int, error) { return s.in.Write(p) }
 // Close ends the relay and the SSH connection. The connection is closed
 // first: on a connection whose network went away, closing the channel
 // first would wait behind a write the connection never takes, and Close
-// must not block the session loop that calls it.
+// must not block the session loop that calls it. The channel's input is
+// not closed on its own (an EOF could no longer be sent anyway): x/crypto's
+// CloseWrite may not run beside a Write, which the relay's writer
+// goroutine may be in.
 func (s *relayStream) Close() error {
 	s.once.Do(func() {
 		s.conn.Close()
-		s.in.Close()
 		s.sess.Close()
 	})
 	return nil
