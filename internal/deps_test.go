@@ -80,6 +80,7 @@ var layers = map[string]int{
 	"internal/ssp/ssptest":         1,
 	"internal/predict":             1,
 	"internal/connectline":         1,
+	"internal/sshconfig":           1, // ssh_config, destinations and ssh -o; no I/O of its own
 	"internal/vt/vttest":           1,
 	"internal/session":             2,
 	"internal/session/sessiontest": 2,
@@ -91,8 +92,8 @@ var layers = map[string]int{
 	"internal":                     4, // this test
 }
 
-// processIO are imports that act on the whole process or its devices: the
-// session loops get all of that injected (signals, terminals, programs).
+// processIO are imports that act on the whole process, its files or its
+// devices: the packages of ioInjected get all of that injected.
 var processIO = []string{"os", "os/exec", "os/signal", "syscall", "golang.org/x/sys/", "golang.org/x/term", "github.com/creack/pty", "net"}
 
 // allowedModules are the direct dependencies the design card permits.
@@ -214,15 +215,23 @@ func TestLayering(t *testing.T) {
 	}
 }
 
-// TestSessionIOInjected checks that the session loops touch no process,
-// device or socket of their own: everything comes in through their
-// configuration.
+// ioInjected are the packages that do no I/O of their own choosing: the
+// session loops (sockets, terminals, programs and signals come in through
+// their configuration) and the ssh_config resolver (files, the
+// environment and Match exec's commands come in through its fields).
+var ioInjected = []string{"internal/session", "internal/sshconfig"}
+
+// TestSessionIOInjected checks that the packages of ioInjected touch no
+// process, device, file or socket of their own: they import none of
+// processIO.
 func TestSessionIOInjected(t *testing.T) {
-	for _, p := range goList(t, "./internal/session") {
-		for _, imp := range p.Imports {
-			for _, bad := range processIO {
-				if imp == bad || (strings.HasSuffix(bad, "/") && strings.HasPrefix(imp, bad)) {
-					t.Errorf("internal/session imports %s; inject it instead", imp)
+	for _, pkg := range ioInjected {
+		for _, p := range goList(t, "./"+pkg) {
+			for _, imp := range p.Imports {
+				for _, bad := range processIO {
+					if imp == bad || (strings.HasSuffix(bad, "/") && strings.HasPrefix(imp, bad)) {
+						t.Errorf("%s imports %s; inject it instead", pkg, imp)
+					}
 				}
 			}
 		}

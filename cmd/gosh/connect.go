@@ -16,6 +16,7 @@ import (
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // ConnectOptions is everything "gosh connect" was asked to do.
@@ -276,10 +277,11 @@ func (o *ConnectOptions) complete(cmd *cobra.Command, args []string, always, nev
 // port the destination names.
 func (o *ConnectOptions) checkSSH(name string) error {
 	if o.Destination != "" {
-		var err error
-		if _, _, o.destPort, err = bootstrap.ParseDestination(o.Destination); err != nil {
-			return usagef("%s: %v", name, trimPackage(err))
+		d, err := sshconfig.ParseDestination(o.Destination)
+		if err != nil {
+			return usagef("%s: %v", name, err)
 		}
+		o.destPort = d.Port
 	}
 	if o.SSHLogin.set() && (o.Local || o.Direct) {
 		return usagef("%s: --ssh-port, --identity, --jump and --ssh-option log in over SSH: not with --local or --direct", name)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/bootstrap"
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // SSHLogin is how to log in over SSH beyond ssh_config: ssh's -p, -i, -J
@@ -42,12 +43,12 @@ func addSSHLoginFlags(f *pflag.FlagSet, l *SSHLogin) {
 // elsewhere). destination, when not empty, must not name another port.
 func (l *SSHLogin) check(name, destination string) error {
 	if destination != "" {
-		_, _, port, err := bootstrap.ParseDestination(destination)
+		d, err := sshconfig.ParseDestination(destination)
 		if err != nil {
-			return usagef("%s: %v", name, trimPackage(err))
+			return usagef("%s: %v", name, err)
 		}
-		if l.SSHPort != 0 && port != 0 && port != l.SSHPort {
-			return usagef("%s: %s names SSH port %d, and --ssh-port says %d", name, destination, port, l.SSHPort)
+		if l.SSHPort != 0 && d.Port != 0 && d.Port != l.SSHPort {
+			return usagef("%s: %s names SSH port %d, and --ssh-port says %d", name, destination, d.Port, l.SSHPort)
 		}
 	}
 	for i, f := range l.Identities {
@@ -58,13 +59,13 @@ func (l *SSHLogin) check(name, destination string) error {
 		l.Identities[i] = abs
 	}
 	if l.Jump != "" {
-		if err := bootstrap.CheckJump(l.Jump); err != nil {
-			return usagef("%s: --jump: %v", name, trimPackage(err))
+		if err := sshconfig.CheckJump(l.Jump); err != nil {
+			return usagef("%s: --jump: %v", name, err)
 		}
 	}
 	for _, o := range l.SSHOptions {
-		if err := bootstrap.CheckSSHOption(o); err != nil {
-			return usagef("%s: --ssh-option: %v", name, trimPackage(err))
+		if _, err := sshconfig.ParseOption(o); err != nil {
+			return usagef("%s: --ssh-option: %v", name, err)
 		}
 	}
 	return nil
@@ -107,11 +108,6 @@ func (l *SSHLogin) set() bool {
 // apply sets the bootstrap's fields.
 func (l *SSHLogin) apply(cfg *bootstrap.Config) {
 	cfg.SSHPort, cfg.Identities, cfg.Jump, cfg.SSHOptions = l.SSHPort, l.Identities, l.Jump, l.SSHOptions
-}
-
-// trimPackage drops the "bootstrap: " of an error the CLI words itself.
-func trimPackage(err error) string {
-	return strings.TrimPrefix(err.Error(), "bootstrap: ")
 }
 
 // sshPortValue is --ssh-port: a TCP port, 1 to 65535.

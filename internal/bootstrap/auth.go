@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // maxKeyFileSize bounds a private key file read from disk.
@@ -21,7 +23,7 @@ const maxKeyFileSize = 1 << 20
 // authenticator builds the client authentication methods for one host and
 // remembers which were tried, for [AuthError].
 type authenticator struct {
-	p        *hostParams
+	p        *sshconfig.Host
 	prompt   Prompter // nil: nothing can be asked
 	stderr   io.Writer
 	logf     func(format string, args ...any)
@@ -36,17 +38,17 @@ type authenticator struct {
 // keyboard-interactive and password, as OpenSSH orders them.
 func (a *authenticator) methods() []ssh.AuthMethod {
 	var m []ssh.AuthMethod
-	if a.p.pubkeyAuth {
+	if a.p.PubkeyAuth {
 		m = append(m, ssh.PublicKeysCallback(a.signers))
 	}
-	if a.prompt == nil || a.p.batchMode {
+	if a.prompt == nil || a.p.BatchMode {
 		return m
 	}
-	tries := a.p.passwordTries
-	if a.p.kbdAuth {
+	tries := a.p.PasswordPrompts
+	if a.p.KbdInteractiveAuth {
 		m = append(m, ssh.RetryableAuthMethod(ssh.KeyboardInteractive(a.keyboardInteractive), tries))
 	}
-	if a.p.passwordAuth {
+	if a.p.PasswordAuth {
 		m = append(m, ssh.RetryableAuthMethod(ssh.PasswordCallback(a.password), tries))
 	}
 	return m
@@ -81,7 +83,7 @@ func (a *authenticator) signers() ([]ssh.Signer, error) {
 				matches = true
 			}
 		}
-		if a.p.identitiesOnly && !matches {
+		if a.p.IdentitiesOnly && !matches {
 			continue
 		}
 		inAgent[blob] = true
@@ -91,7 +93,7 @@ func (a *authenticator) signers() ([]ssh.Signer, error) {
 		if inAgent[string(f.PublicKey().Marshal())] {
 			continue
 		}
-		if ls, ok := f.(*lazySigner); ok && (a.prompt == nil || a.p.batchMode) {
+		if ls, ok := f.(*lazySigner); ok && (a.prompt == nil || a.p.BatchMode) {
 			// OpenSSH skips such a key too; the AuthError says why.
 			a.locked = append(a.locked, ls.path)
 			continue
@@ -112,15 +114,15 @@ func (a *authenticator) acceptable(keys []ssh.Signer) []ssh.Signer {
 	for _, k := range keys {
 		pub := k.PublicKey()
 		fp := ssh.FingerprintSHA256(pub)
-		if bits, ok := rsaBits(pub); ok && bits < a.p.algos.requiredRSASize {
-			a.logf("bootstrap: not offering the %d-bit RSA key %s: RequiredRSASize is %d", bits, fp, a.p.algos.requiredRSASize)
+		if bits, ok := rsaBits(pub); ok && bits < a.p.Algorithms.RequiredRSASize {
+			a.logf("bootstrap: not offering the %d-bit RSA key %s: RequiredRSASize is %d", bits, fp, a.p.Algorithms.RequiredRSASize)
 			continue
 		}
-		if a.p.algos.pubkey == nil {
+		if a.p.Algorithms.Pubkey == nil {
 			out = append(out, k)
 			continue
 		}
-		algos := keyTypeAllowed(pub.Type(), a.p.algos.pubkey)
+		algos := sshconfig.KeyAlgorithms(pub.Type(), a.p.Algorithms.Pubkey)
 		if len(algos) == 0 {
 			a.logf("bootstrap: not offering the %s key %s: PubkeyAcceptedAlgorithms leaves out its type", pub.Type(), fp)
 			continue
@@ -145,7 +147,7 @@ func restrictSigner(s ssh.Signer, algos []string) (ssh.Signer, error) {
 	}
 	var plain []string
 	for _, a := range algos {
-		p := plainAlgorithm(a)
+		p := sshconfig.PlainAlgorithm(a)
 		if ms, ok := s.(ssh.MultiAlgorithmSigner); ok && !slices.Contains(ms.Algorithms(), p) {
 			continue
 		}
@@ -162,8 +164,8 @@ func restrictSigner(s ssh.Signer, algos []string) (ssh.Signer, error) {
 // file's "-cert.pub" companion. A certificate whose private key is neither
 // in a key file nor in the agent is skipped, with a log line.
 func (a *authenticator) withCertificates(keys []ssh.Signer) []ssh.Signer {
-	paths := slices.Clone(a.p.certFiles)
-	for _, f := range a.p.identityFiles {
+	paths := slices.Clone(a.p.CertificateFiles)
+	for _, f := range a.p.IdentityFiles {
 		paths = append(paths, f+"-cert.pub")
 	}
 	certs := map[string][]*ssh.Certificate{} // by the certified key's blob
@@ -228,18 +230,18 @@ func loadCertificate(path string) (*ssh.Certificate, error) {
 }
 
 func (a *authenticator) agentSigners() []ssh.Signer {
-	if a.p.identityAgent == "" {
+	if a.p.IdentityAgent == "" {
 		return nil
 	}
-	c, err := dialAgent(a.p.identityAgent)
+	c, err := dialAgent(a.p.IdentityAgent)
 	if err != nil {
-		a.logf("bootstrap: ssh-agent %s: %v", a.p.identityAgent, err)
+		a.logf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
 		return nil
 	}
 	a.agentConn = c
 	s, err := agent.NewClient(c).Signers()
 	if err != nil {
-		a.logf("bootstrap: ssh-agent %s: %v", a.p.identityAgent, err)
+		a.logf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
 		return nil
 	}
 	return s
@@ -250,7 +252,7 @@ func (a *authenticator) agentSigners() []ssh.Signer {
 // public key.
 func (a *authenticator) loadKeyFiles() []ssh.Signer {
 	var out []ssh.Signer
-	for _, path := range a.p.identityFiles {
+	for _, path := range a.p.IdentityFiles {
 		s, err := a.loadKeyFile(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -287,7 +289,7 @@ func (a *authenticator) loadKeyFile(path string) (ssh.Signer, error) {
 }
 
 func (a *authenticator) ask(question string, echo bool) (string, error) {
-	if a.prompt == nil || a.p.batchMode {
+	if a.prompt == nil || a.p.BatchMode {
 		return "", ErrNoPrompt
 	}
 	if a.onPrompt != nil {
@@ -298,7 +300,7 @@ func (a *authenticator) ask(question string, echo bool) (string, error) {
 
 func (a *authenticator) password() (string, error) {
 	a.note("password")
-	return a.ask(fmt.Sprintf("%s@%s's password: ", a.p.user, a.p.hostname), false)
+	return a.ask(fmt.Sprintf("%s@%s's password: ", a.p.User, a.p.HostName), false)
 }
 
 func (a *authenticator) keyboardInteractive(name, instruction string, questions []string, echos []bool) ([]string, error) {
@@ -351,7 +353,7 @@ func (s *lazySigner) SignWithAlgorithm(r io.Reader, data []byte, algorithm strin
 
 func (s *lazySigner) decrypt() error {
 	q := fmt.Sprintf("Enter passphrase for key '%s': ", s.path)
-	for range s.a.p.passwordTries {
+	for range s.a.p.PasswordPrompts {
 		pass, err := s.a.ask(q, false)
 		if err != nil {
 			return err

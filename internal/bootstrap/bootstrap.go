@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
+
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // Run logs in to cfg.Destination, starts the server there, and returns its
@@ -34,61 +31,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return runEmbedded(ctx, &cfg, res, dest)
 }
 
-// newResolver reads the environment once: home, local user, config files.
-func newResolver(cfg *Config) (*resolver, error) {
-	home := cfg.Home
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("bootstrap: %w", err)
-		}
-		home = h
-	}
-	localUser := localUserName()
-	cmdline, err := cfg.cmdline()
-	if err != nil {
-		return nil, err
-	}
-	r := &resolver{fs: osConfigFS, home: home, localUser: localUser, family: cfg.Family, cmdline: cmdline,
-		getenv: os.LookupEnv, logf: cfg.logf, local: localTokens(),
-		matchExec: func(command string) bool { return runMatchExec(command, cfg.stderr()) }}
-	switch cfg.ConfigFile {
-	case "":
-		r.configFiles = []string{filepath.Join(home, ".ssh", "config"), systemSSHConfig}
-		r.configDirs = []string{filepath.Join(home, ".ssh"), systemSSHConfigDir}
-	case "none":
-	default:
-		r.configFiles = []string{expandTilde(cfg.ConfigFile, home)}
-		r.configGiven = true
-		r.configDirs = []string{filepath.Join(home, ".ssh")}
-	}
-	return r, nil
-}
-
-// localTokens are the %-tokens about this machine (see resolver.local).
-func localTokens() map[byte]string {
-	t := map[byte]string{'i': strconv.Itoa(os.Getuid())}
-	if runtime.GOOS == "windows" {
-		t['i'] = "" // no numeric user id
-	}
-	if h, err := os.Hostname(); err == nil {
-		t['l'] = h
-		t['L'], _, _ = strings.Cut(h, ".")
-	}
-	return t
-}
-
-// runMatchExec runs a Match exec command through the user's shell (or, on
-// Windows, as a command line of its own), with standard input and output
-// closed, and reports whether it exited with status 0.
-func runMatchExec(command string, stderr io.Writer) bool {
-	cmd := shellCommand(command)
-	cmd.Stderr = stderr
-	return cmd.Run() == nil
-}
-
 // runEmbedded is Run with the built-in SSH client.
-func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destination) (Result, error) {
+func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig.Destination) (Result, error) {
 	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.logf}
 	c, err := d.connect(ctx, dest, 0, "")
 	if err != nil {
@@ -100,11 +44,11 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 			c.Close()
 		}
 	}()
-	agent := c.params.forwardAgent
+	agent := c.params.ForwardAgent
 	if cfg.ForwardAgent {
 		agent, _ = os.LookupEnv("SSH_AUTH_SOCK")
 		if agent == "" {
-			agent = c.params.identityAgent
+			agent = c.params.IdentityAgent
 		}
 	}
 	if agent != "" && cfg.ServerCommand != DefaultServerCommand {
@@ -143,12 +87,12 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destinati
 		}
 		return Result{}, se
 	}
-	addr, err := chooseAddr(ctx, cfg.RemoteIP, c.reached, c.params.hostname, c.params.family, out.serverIP)
+	addr, err := chooseAddr(ctx, cfg.RemoteIP, c.reached, c.params.HostName, c.params.Family, out.serverIP)
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Addr: addr, Port: out.port, Key: out.key, ServerPID: out.detached.PID, Session: out.detached.Session, Uploaded: uploaded, RemoteGosh: out.using,
-		AgentSocket: agent, Forwards: c.params.forwards}
+		AgentSocket: agent, Forwards: c.params.Forwards}
 	if cfg.KeepRelay {
 		kept = true
 		r.Relay = newRelayer(d, dest, c, out.using, out.port, cfg.ServerArgs)

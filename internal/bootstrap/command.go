@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/gosh-term/gosh/internal/buildinfo"
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // maxCommandOutput bounds what [RunCommand] keeps of the remote command's
@@ -98,7 +99,7 @@ func RunCommand(ctx context.Context, cfg Config, args []string) ([]byte, error) 
 
 // runCommandEmbedded runs command over the built-in client and returns
 // its exit status; err is about the connection, not the command.
-func runCommandEmbedded(ctx context.Context, cfg *Config, res *resolver, dest destination, command string, stdout, stderr *capBuffer) (int, error) {
+func runCommandEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig.Destination, command string, stdout, stderr *capBuffer) (int, error) {
 	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.logf}
 	c, err := d.connect(ctx, dest, 0, "")
 	if err != nil {
@@ -133,7 +134,7 @@ func runCommandEmbedded(ctx context.Context, cfg *Config, res *resolver, dest de
 
 // runCommandSystemSSH runs command with the system ssh of cfg.SSHCommand
 // (without a terminal, so stdout and stderr stay apart).
-func runCommandSystemSSH(ctx context.Context, cfg *Config, dest destination, command string, stdout, stderr *capBuffer) (int, error) {
+func runCommandSystemSSH(ctx context.Context, cfg *Config, dest sshconfig.Destination, command string, stdout, stderr *capBuffer) (int, error) {
 	argv, err := splitShellWords(cfg.SSHCommand)
 	if err != nil || len(argv) == 0 {
 		return 0, fmt.Errorf("bootstrap: bad --ssh command %q", cfg.SSHCommand)

@@ -60,7 +60,7 @@ type Config struct {
 	// (ssh -o), obtained before the files' (so they win, as the first
 	// value obtained does) and after Jump and Identities. Like ssh's,
 	// Jump, Identities and SSHOptions apply to the destination and not to
-	// its jump hosts. [CheckSSHOption] checks one.
+	// its jump hosts. sshconfig.ParseOption checks one.
 	SSHOptions []string
 	// Prompt asks passwords, passphrases, keyboard-interactive questions and
 	// host key confirmations. Nil means nothing can be asked: unknown hosts

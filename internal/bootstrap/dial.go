@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // maxJumpDepth bounds ProxyJump chains (and loops through ssh_config).
@@ -23,7 +24,7 @@ const maxJumpDepth = 8
 // sshConn is an authenticated SSH connection to the destination.
 type sshConn struct {
 	client *ssh.Client
-	params *hostParams
+	params *sshconfig.Host
 	// reached is the IP address of a direct TCP connection to the
 	// destination; invalid when it was reached through a proxy.
 	reached netip.Addr
@@ -56,7 +57,7 @@ type dialer struct {
 
 // connect reaches dest. jumpOverride, when non-empty, replaces the host's
 // own ProxyJump/ProxyCommand (used for the later hops of a ProxyJump list).
-func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpOverride string) (*sshConn, error) {
+func (d *dialer) connect(ctx context.Context, dest sshconfig.Destination, depth int, jumpOverride string) (*sshConn, error) {
 	if depth > maxJumpDepth {
 		return nil, fmt.Errorf("bootstrap: ProxyJump chain deeper than %d hosts (a loop in ssh_config?)", maxJumpDepth)
 	}
@@ -68,13 +69,13 @@ func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpO
 	if err != nil {
 		return nil, err
 	}
-	d.res.notes.note(p.opts, dest.host, func(s string) { fmt.Fprintf(d.stderr, "%s\r\n", s) }, d.logf)
+	d.res.notes.note(p, dest.Host, func(s string) { fmt.Fprintf(d.stderr, "%s\r\n", s) }, d.logf)
 	if jumpOverride != "" {
-		p.proxyJump, p.proxyCommand = jumpOverride, ""
+		p.ProxyJump, p.ProxyCommand = jumpOverride, ""
 	}
 	timeout := d.timeout
 	if timeout == 0 {
-		timeout = p.connectTimeout
+		timeout = p.ConnectTimeout
 	}
 	nc, reached, closers, err := d.transport(ctx, p, depth, timeout)
 	if err != nil {
@@ -88,13 +89,13 @@ func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpO
 		return nil, err
 	}
 	c := &sshConn{client: client, params: p, reached: reached, closers: closers}
-	if a := p.algos; a.aliveInterval > 0 {
+	if a := p.Algorithms; a.AliveInterval > 0 {
 		// The log, not stderr: by the time it fires, a session may be
 		// drawing on the terminal (the relay's connection), and it sees
 		// the connection close.
-		c.stopKeepalive = keepAlive(client, rc, a.aliveInterval, a.aliveCountMax, func() {
+		c.stopKeepalive = keepAlive(client, rc, a.AliveInterval, a.AliveCountMax, func() {
 			d.logf("bootstrap: timeout, SSH server %s not responding (ServerAliveInterval %v, ServerAliveCountMax %d); closing the connection",
-				dest.host, a.aliveInterval, a.aliveCountMax)
+				dest.Host, a.AliveInterval, a.AliveCountMax)
 		})
 	}
 	return c, nil
@@ -102,37 +103,37 @@ func (d *dialer) connect(ctx context.Context, dest destination, depth int, jumpO
 
 // transport opens the byte stream to p: TCP, a ProxyCommand, or a
 // direct-tcpip channel through the ProxyJump hosts.
-func (d *dialer) transport(ctx context.Context, p *hostParams, depth int, timeout time.Duration) (net.Conn, netip.Addr, []io.Closer, error) {
+func (d *dialer) transport(ctx context.Context, p *sshconfig.Host, depth int, timeout time.Duration) (net.Conn, netip.Addr, []io.Closer, error) {
 	switch {
-	case p.proxyJump != "" && !strings.EqualFold(p.proxyJump, "none"):
-		hops := strings.Split(p.proxyJump, ",")
-		last, err := parseDestination(strings.TrimSpace(hops[len(hops)-1]))
+	case p.ProxyJump != "" && !strings.EqualFold(p.ProxyJump, "none"):
+		hops := strings.Split(p.ProxyJump, ",")
+		last, err := sshconfig.ParseDestination(strings.TrimSpace(hops[len(hops)-1]))
 		if err != nil {
-			return nil, netip.Addr{}, nil, fmt.Errorf("bootstrap: ProxyJump %q: %w", p.proxyJump, err)
+			return nil, netip.Addr{}, nil, fmt.Errorf("bootstrap: ProxyJump %q: %w", p.ProxyJump, err)
 		}
-		d.logf("bootstrap: reaching %s through %s", p.dialAddr(), p.proxyJump)
+		d.logf("bootstrap: reaching %s through %s", p.Addr(), p.ProxyJump)
 		jump, err := d.connect(ctx, last, depth+1, strings.Join(hops[:len(hops)-1], ","))
 		if err != nil {
 			return nil, netip.Addr{}, nil, err
 		}
-		nc, err := jump.client.DialContext(ctx, "tcp", p.dialAddr())
+		nc, err := jump.client.DialContext(ctx, "tcp", p.Addr())
 		if err != nil {
 			jump.Close()
-			return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr() + " via " + last.String(), Err: err}
+			return nil, netip.Addr{}, nil, &DialError{Addr: p.Addr() + " via " + last.String(), Err: err}
 		}
 		return nc, netip.Addr{}, []io.Closer{jump}, nil
-	case p.proxyCommand != "":
-		d.logf("bootstrap: ProxyCommand %s", p.proxyCommand)
-		nc, err := startProxyCommand(p.proxyCommand, d.stderr)
+	case p.ProxyCommand != "":
+		d.logf("bootstrap: ProxyCommand %s", p.ProxyCommand)
+		nc, err := startProxyCommand(p.ProxyCommand, d.stderr)
 		if err != nil {
-			return nil, netip.Addr{}, nil, &DialError{Addr: "ProxyCommand " + p.proxyCommand, Err: err}
+			return nil, netip.Addr{}, nil, &DialError{Addr: "ProxyCommand " + p.ProxyCommand, Err: err}
 		}
 		return nc, netip.Addr{}, nil, nil
 	}
-	d.logf("bootstrap: connecting to %s", p.dialAddr())
+	d.logf("bootstrap: connecting to %s", p.Addr())
 	nc, err := dialTCP(ctx, p, timeout)
 	if err != nil {
-		return nil, netip.Addr{}, nil, &DialError{Addr: p.dialAddr(), Port: p.port, Err: unwrapOpError(err)}
+		return nil, netip.Addr{}, nil, &DialError{Addr: p.Addr(), Port: p.Port, Err: unwrapOpError(err)}
 	}
 	var reached netip.Addr
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
@@ -144,7 +145,7 @@ func (d *dialer) transport(ctx context.Context, p *hostParams, depth int, timeou
 // handshake runs the SSH handshake and authentication on nc. The timeout
 // covers the handshake until the first prompt, like OpenSSH's
 // ConnectTimeout covers the banner exchange; ctx cancels it at any time.
-func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, timeout time.Duration) (*ssh.Client, error) {
+func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *sshconfig.Host, timeout time.Duration) (*ssh.Client, error) {
 	if timeout > 0 {
 		nc.SetDeadline(time.Now().Add(timeout))
 	}
@@ -163,20 +164,20 @@ func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, time
 	}
 	conf := &ssh.ClientConfig{
 		Config: ssh.Config{
-			Ciphers:      p.algos.ciphers,
-			KeyExchanges: p.algos.kex,
-			MACs:         p.algos.macs,
+			Ciphers:      p.Algorithms.Ciphers,
+			KeyExchanges: p.Algorithms.Kex,
+			MACs:         p.Algorithms.MACs,
 		},
-		User:              p.user,
+		User:              p.User,
 		Auth:              auth.methods(),
-		HostKeyCallback:   hk.callback(p.hostKeyName()),
-		HostKeyAlgorithms: hk.hostKeyAlgorithms(p.hostKeyName(), p.algos.hostKeys, p.algos.hostKeysKnownFirst),
+		HostKeyCallback:   hk.callback(p.KnownHostsName()),
+		HostKeyAlgorithms: hk.hostKeyAlgorithms(p.KnownHostsName(), p.Algorithms.HostKeys, p.Algorithms.HostKeysKnownFirst),
 		BannerCallback: func(msg string) error {
 			_, err := io.WriteString(d.stderr, strings.ReplaceAll(msg, "\n", "\r\n"))
 			return err
 		},
 	}
-	c, chans, reqs, err := ssh.NewClientConn(nc, p.hostKeyName(), conf)
+	c, chans, reqs, err := ssh.NewClientConn(nc, p.KnownHostsName(), conf)
 	if err != nil {
 		return nil, d.handshakeError(ctx, err, hk, auth, p, timeout)
 	}
@@ -186,41 +187,41 @@ func (d *dialer) handshake(ctx context.Context, nc net.Conn, p *hostParams, time
 
 // handshakeError turns an x/crypto handshake failure into one of the
 // package's typed errors.
-func (d *dialer) handshakeError(ctx context.Context, err error, hk *hostKeyChecker, auth *authenticator, p *hostParams, timeout time.Duration) error {
+func (d *dialer) handshakeError(ctx context.Context, err error, hk *hostKeyChecker, auth *authenticator, p *sshconfig.Host, timeout time.Duration) error {
 	var ne net.Error
 	var ae *ssh.AlgorithmNegotiationError
 	switch {
 	case hk.err != nil:
 		return hk.err
 	case ctx.Err() != nil:
-		return &DialError{Addr: p.dialAddr(), Err: ctx.Err()}
+		return &DialError{Addr: p.Addr(), Err: ctx.Err()}
 	case errors.As(err, &ae):
-		return &DialError{Addr: p.dialAddr(), Err: negotiationError(ae, p)}
+		return &DialError{Addr: p.Addr(), Err: negotiationError(ae, p)}
 	case strings.Contains(err.Error(), "unable to authenticate"):
-		return &AuthError{User: p.user, Host: p.hostname, Methods: auth.tried, Locked: auth.locked, Err: err}
+		return &AuthError{User: p.User, Host: p.HostName, Methods: auth.tried, Locked: auth.locked, Err: err}
 	case errors.As(err, &ne) && ne.Timeout():
-		return &DialError{Addr: p.dialAddr(), Err: fmt.Errorf("SSH handshake timed out after %v", timeout)}
+		return &DialError{Addr: p.Addr(), Err: fmt.Errorf("SSH handshake timed out after %v", timeout)}
 	case errors.Is(err, io.EOF):
-		return &DialError{Addr: p.dialAddr(), Err: errors.New("connection closed by the server during the SSH handshake")}
+		return &DialError{Addr: p.Addr(), Err: errors.New("connection closed by the server during the SSH handshake")}
 	}
-	return &DialError{Addr: p.dialAddr(), Err: err}
+	return &DialError{Addr: p.Addr(), Err: err}
 }
 
 // dialTCP connects to p's host and port. For a preferred family
 // (prefer-inet, prefer-inet6) it resolves the name itself and tries the
 // addresses in that order; otherwise the system's dialer chooses.
-func dialTCP(ctx context.Context, p *hostParams, timeout time.Duration) (net.Conn, error) {
+func dialTCP(ctx context.Context, p *sshconfig.Host, timeout time.Duration) (net.Conn, error) {
 	nd := net.Dialer{Timeout: timeout}
-	if p.family != netaddr.PreferIPv4 && p.family != netaddr.PreferIPv6 {
-		return nd.DialContext(ctx, tcpNetwork(p.family), p.dialAddr())
+	if p.Family != netaddr.PreferIPv4 && p.Family != netaddr.PreferIPv6 {
+		return nd.DialContext(ctx, tcpNetwork(p.Family), p.Addr())
 	}
-	addrs, err := netaddr.Lookup(ctx, p.hostname, p.family)
+	addrs, err := netaddr.Lookup(ctx, p.HostName, p.Family)
 	if err != nil {
 		return nil, err
 	}
 	var first error
 	for _, a := range addrs {
-		nc, err := nd.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(p.port)).String())
+		nc, err := nd.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(p.Port)).String())
 		if err == nil {
 			return nc, nil
 		}
@@ -263,7 +264,7 @@ func (f promptFunc) Ask(question string, echo bool) (string, error) { return f(q
 // without a common algorithm, what each side offered, and, when the
 // server's are ones the client implements but does not offer by default,
 // how to allow one.
-func negotiationError(ae *ssh.AlgorithmNegotiationError, p *hostParams) error {
+func negotiationError(ae *ssh.AlgorithmNegotiationError, p *sshconfig.Host) error {
 	keyword := ""
 	switch {
 	case ae.What == "key exchange":
@@ -289,12 +290,12 @@ func negotiationError(ae *ssh.AlgorithmNegotiationError, p *hostParams) error {
 	if keyword == "" {
 		return fmt.Errorf("no common %s %s", ae.What, offered)
 	}
-	name := keywords[keyword].name
-	if p.opts.get(keyword) != "" {
+	name, known, _ := sshconfig.AlgorithmKeyword(keyword)
+	if p.Setting(keyword) != "" {
 		return fmt.Errorf("no common %s: the server offers none that ssh config %s allows %s", ae.What, name, offered)
 	}
 	for _, a := range theirs {
-		if slices.Contains(algorithmKeywords[keyword].known, a) {
+		if slices.Contains(known, a) {
 			return fmt.Errorf("no common %s: the server offers none of gosh's defaults %s; to allow %s, set ssh config %s +%s (--ssh-option %s=+%s)",
 				ae.What, offered, a, name, a, name, a)
 		}

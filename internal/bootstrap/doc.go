@@ -78,11 +78,14 @@
 // # ssh_config
 //
 // ~/.ssh/config then /etc/ssh/ssh_config (or only [Config.ConfigFile], like
-// ssh -F) are evaluated for the destination as ssh_config(5) says: the
+// ssh -F) are evaluated for the destination as ssh_config(5) says, by
+// package internal/sshconfig (resolve.go gives it this machine's files,
+// environment and shell): the
 // first value obtained wins (IdentityFile accumulates); Host lines match
 // the name as typed with * and ? patterns and !negation; Match supports
-// all, host, originalhost, user, localuser, final (exec, localnetwork,
-// tagged and canonical never match); Include takes globs, relative to
+// all, host, originalhost, user, localuser, final and exec (run through
+// the user's shell; localnetwork, tagged and canonical never match);
+// Include takes globs, relative to
 // ~/.ssh (or /etc/ssh), nested up to 16 deep, and applies conditionally
 // inside Host/Match blocks. Used keywords: HostName (%h), User, Port,
 // IdentityFile, IdentitiesOnly, IdentityAgent, ProxyJump, ProxyCommand

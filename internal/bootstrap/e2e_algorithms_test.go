@@ -334,6 +334,17 @@ func mustRead(t *testing.T, path string) string {
 	return string(b)
 }
 
+// fedoraFile returns one of the files of Fedora's system crypto policy
+// that internal/sshconfig's tests keep (its testdata/fedora).
+func fedoraFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "sshconfig", "testdata", "fedora", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestRunFedoraCryptoPolicy: with Fedora's system crypto policy included
 // the way Fedora includes it, against an sshd held to a policy like it,
 // the bootstrap connects and writes nothing on stderr.
@@ -344,9 +355,9 @@ func TestRunFedoraCryptoPolicy(t *testing.T) {
 	h.trust(t, s)
 	etc := t.TempDir()
 	policy := filepath.Join(etc, "crypto-policies", "back-ends", "openssh.config")
-	writeFile(t, policy, fedoraPolicy)
+	writeFile(t, policy, fedoraFile(t, "openssh.config"))
 	writeFile(t, filepath.Join(etc, "ssh", "ssh_config.d", "50-redhat.conf"),
-		strings.Replace(fedoraInclude, "/etc/crypto-policies/back-ends/openssh.config", policy, 1))
+		strings.Replace(fedoraFile(t, "50-redhat.conf"), "/etc/crypto-policies/back-ends/openssh.config", policy, 1))
 	writeFile(t, h.config, "Include "+filepath.Join(etc, "ssh", "ssh_config.d", "*.conf")+"\n")
 	cfg := h.cfg("root@" + s.addr())
 	var stderr syncBuffer

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // hostKeyChecker verifies server host keys against known_hosts files the
@@ -36,10 +38,10 @@ type hostKeyChecker struct {
 	warned map[string]bool // known_hosts lines already warned about ("file:line")
 }
 
-func newHostKeyChecker(p *hostParams, prompt Prompter, stderr io.Writer) *hostKeyChecker {
-	return &hostKeyChecker{userFiles: p.userKnownHosts, globalFiles: p.globalKnown,
-		strict: p.strict, hash: p.hashKnownHosts, batch: p.batchMode, prompt: prompt, stderr: stderr,
-		caSignature: p.algos.caSignature, requiredRSASize: p.algos.requiredRSASize, revoked: p.algos.revokedHostKeys}
+func newHostKeyChecker(p *sshconfig.Host, prompt Prompter, stderr io.Writer) *hostKeyChecker {
+	return &hostKeyChecker{userFiles: p.UserKnownHosts, globalFiles: p.GlobalKnownHosts,
+		strict: p.StrictHostKeyChecking, hash: p.HashKnownHosts, batch: p.BatchMode, prompt: prompt, stderr: stderr,
+		caSignature: p.Algorithms.CASignature, requiredRSASize: p.Algorithms.RequiredRSASize, revoked: p.Algorithms.RevokedHostKeys}
 }
 
 // db loads the existing known_hosts files.

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 	"golang.org/x/sys/windows"
 
+	"github.com/gosh-term/gosh/internal/sshconfig"
 	"github.com/gosh-term/gosh/internal/wincon"
 )
 
@@ -79,37 +80,37 @@ func TestWindowsPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{filepath.Join(profile, ".ssh", "config"), filepath.Join(programData, "ssh", "ssh_config")}; !slices.Equal(r.configFiles, want) {
-		t.Errorf("config files %q, want %q", r.configFiles, want)
+	if want := []string{filepath.Join(profile, ".ssh", "config"), filepath.Join(programData, "ssh", "ssh_config")}; !slices.Equal(r.Files, want) {
+		t.Errorf("config files %q, want %q", r.Files, want)
 	}
-	if r.localUser != "winuser" {
-		t.Errorf("local user %q, want %%USERNAME%%", r.localUser)
+	if r.LocalUser != "winuser" {
+		t.Errorf("local user %q, want %%USERNAME%%", r.LocalUser)
 	}
-	p, err := r.resolve(destination{host: "web"})
+	p, err := r.resolve(sshconfig.Destination{Host: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.port != 2201 || p.user != "systemwide" || p.hostname != "web.example.org" {
-		t.Errorf("resolved port %d user %q hostname %q, want 2201 systemwide web.example.org", p.port, p.user, p.hostname)
+	if p.Port != 2201 || p.User != "systemwide" || p.HostName != "web.example.org" {
+		t.Errorf("resolved port %d user %q hostname %q, want 2201 systemwide web.example.org", p.Port, p.User, p.HostName)
 	}
-	if want := filepath.Join(profile, ".ssh", "web_key"); len(p.identityFiles) != 1 || p.identityFiles[0] != want {
-		t.Errorf("identity files %q, want [%q]", p.identityFiles, want)
+	if want := filepath.Join(profile, ".ssh", "web_key"); len(p.IdentityFiles) != 1 || p.IdentityFiles[0] != want {
+		t.Errorf("identity files %q, want [%q]", p.IdentityFiles, want)
 	}
-	if want := filepath.Join(profile, ".ssh", "known_hosts"); p.userKnownHosts[0] != want {
-		t.Errorf("known_hosts %q, want %q", p.userKnownHosts[0], want)
+	if want := filepath.Join(profile, ".ssh", "known_hosts"); p.UserKnownHosts[0] != want {
+		t.Errorf("known_hosts %q, want %q", p.UserKnownHosts[0], want)
 	}
-	if want := filepath.Join(programData, "ssh", "ssh_known_hosts"); p.globalKnown[0] != want {
-		t.Errorf("global known_hosts %q, want %q", p.globalKnown[0], want)
+	if want := filepath.Join(programData, "ssh", "ssh_known_hosts"); p.GlobalKnownHosts[0] != want {
+		t.Errorf("global known_hosts %q, want %q", p.GlobalKnownHosts[0], want)
 	}
-	if p.identityAgent != defaultAgent {
-		t.Errorf("agent %q, want Windows' OpenSSH agent pipe %q", p.identityAgent, defaultAgent)
+	if p.IdentityAgent != defaultAgent {
+		t.Errorf("agent %q, want Windows' OpenSSH agent pipe %q", p.IdentityAgent, defaultAgent)
 	}
-	p, err = r.resolve(destination{host: "other"})
+	p, err = r.resolve(sshconfig.Destination{Host: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(profile, ".ssh", "id_ed25519"); !slices.Contains(p.identityFiles, want) {
-		t.Errorf("default identity files %q lack %q", p.identityFiles, want)
+	if want := filepath.Join(profile, ".ssh", "id_ed25519"); !slices.Contains(p.IdentityFiles, want) {
+		t.Errorf("default identity files %q lack %q", p.IdentityFiles, want)
 	}
 }
 
@@ -227,7 +228,7 @@ func (s *testSSHServer) connect(t *testing.T, profile, config string, prompt Pro
 	d := &dialer{res: r, prompt: prompt, stderr: io.Discard, timeout: 20 * time.Second, logf: t.Logf}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := d.connect(ctx, destination{host: "test"}, 0, "")
+	c, err := d.connect(ctx, sshconfig.Destination{Host: "test"}, 0, "")
 	if err != nil {
 		return err
 	}
@@ -432,11 +433,11 @@ func TestWindowsMatchExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.resolve(destination{host: "web"})
+	p, err := r.resolve(sshconfig.Destination{Host: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{filepath.Join(profile, ".ssh", "matched")}; !slices.Equal(p.identityFiles, want) {
-		t.Errorf("identity files %q, want %q", p.identityFiles, want)
+	if want := []string{filepath.Join(profile, ".ssh", "matched")}; !slices.Equal(p.IdentityFiles, want) {
+		t.Errorf("identity files %q, want %q", p.IdentityFiles, want)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // Relayer opens streams to the server's UDP port over SSH, for the
@@ -25,7 +27,7 @@ import (
 // A Relayer is safe for concurrent use.
 type Relayer struct {
 	dialer  *dialer // prompts nothing, writes nothing to the terminal
-	dest    destination
+	dest    sshconfig.Destination
 	command string
 	logf    func(format string, args ...any)
 
@@ -35,7 +37,7 @@ type Relayer struct {
 }
 
 // newRelayer keeps the bootstrap's connection c for the first stream.
-func newRelayer(d *dialer, dest destination, c *sshConn, remoteGosh string, port uint16, a ServerArgs) *Relayer {
+func newRelayer(d *dialer, dest sshconfig.Destination, c *sshConn, remoteGosh string, port uint16, a ServerArgs) *Relayer {
 	quiet := *d
 	quiet.prompt, quiet.stderr = nil, io.Discard
 	return &Relayer{dialer: &quiet, dest: dest, kept: c, command: relayScript(remoteGosh, port, a.Bind), logf: d.logf}

@@ -9,38 +9,6 @@ import (
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
-func TestParseDestination(t *testing.T) {
-	tests := []struct {
-		in   string
-		want destination
-		err  bool
-	}{
-		{in: "host", want: destination{host: "host"}},
-		{in: "alice@host", want: destination{user: "alice", host: "host"}},
-		{in: "alice@host:2222", want: destination{user: "alice", host: "host", port: 2222}},
-		{in: "a@b@host", want: destination{user: "a@b", host: "host"}},
-		{in: "[::1]:2222", want: destination{host: "::1", port: 2222}},
-		{in: "root@[::1]", want: destination{user: "root", host: "::1"}},
-		{in: "fe80::1", want: destination{host: "fe80::1"}},
-		{in: "ssh://bob@example.org:2200", want: destination{user: "bob", host: "example.org", port: 2200}},
-		{in: "ssh://[::1]", want: destination{host: "::1"}},
-		{in: "host:0", err: true},
-		{in: "host:99999", err: true},
-		{in: "host:ssh", err: true},
-		{in: "@host", err: true},
-		{in: "", err: true},
-		{in: "-oProxyCommand=evil", err: true},
-		{in: "host;rm", err: true},
-		{in: "ssh://host/path", err: true},
-	}
-	for _, tc := range tests {
-		got, err := parseDestination(tc.in)
-		if (err != nil) != tc.err || err == nil && got != tc.want {
-			t.Errorf("parseDestination(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 func TestServerArgv(t *testing.T) {
 	tests := []struct {
 		name string

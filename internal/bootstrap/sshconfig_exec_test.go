@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // TestMatchExec: Match exec runs through the user's shell ($SHELL) with
@@ -47,15 +49,15 @@ func TestMatchExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.resolve(destination{host: "web"})
+	p, err := r.resolve(sshconfig.Destination{Host: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{filepath.Join(home, "matched"), filepath.Join(home, "echoed")}
-	if !slices.Equal(p.identityFiles, want) {
-		t.Errorf("identity files %q, want %q", p.identityFiles, want)
+	if !slices.Equal(p.IdentityFiles, want) {
+		t.Errorf("identity files %q, want %q", p.IdentityFiles, want)
 	}
-	if _, err := r.resolve(destination{host: "evil"}); err != nil {
+	if _, err := r.resolve(sshconfig.Destination{Host: "evil"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err == nil {

@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
 // runSystemSSH is Run with a system ssh, invoked the way mosh's wrapper
 // does: ssh [-F FILE] -n -tt [-4|-6] [-p PORT] [user@]host -- 'start
 // command' (without -tt for --no-ssh-pty).
-func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest destination) (Result, error) {
+func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest sshconfig.Destination) (Result, error) {
 	argv, err := splitShellWords(cfg.SSHCommand)
 	if err != nil || len(argv) == 0 {
 		return Result{}, fmt.Errorf("bootstrap: bad --ssh command %q", cfg.SSHCommand)
@@ -91,7 +92,7 @@ func systemSSHOptions(cfg *Config) []string {
 }
 
 // sshHostArgs are the family, port and destination arguments for ssh.
-func sshHostArgs(family netaddr.Family, dest destination) []string {
+func sshHostArgs(family netaddr.Family, dest sshconfig.Destination) []string {
 	var a []string
 	switch family {
 	case netaddr.IPv4:
@@ -99,12 +100,12 @@ func sshHostArgs(family netaddr.Family, dest destination) []string {
 	case netaddr.IPv6:
 		a = append(a, "-6")
 	}
-	if dest.port != 0 {
-		a = append(a, "-p", strconv.Itoa(dest.port))
+	if dest.Port != 0 {
+		a = append(a, "-p", strconv.Itoa(dest.Port))
 	}
-	host := dest.host
-	if dest.user != "" {
-		host = dest.user + "@" + host
+	host := dest.Host
+	if dest.User != "" {
+		host = dest.User + "@" + host
 	}
 	return append(a, host)
 }
@@ -131,7 +132,7 @@ func systemSSHError(ctx context.Context, command, server string, out *startOutpu
 // systemSSHHostName asks ssh -G which host name it connects to (so the UDP
 // target follows the same ssh_config); if that fails, gosh's own parser
 // answers.
-func systemSSHHostName(ctx context.Context, argv, hostArgs []string, res *resolver, dest destination) string {
+func systemSSHHostName(ctx context.Context, argv, hostArgs []string, res *resolver, dest sshconfig.Destination) string {
 	args := append(append(append([]string{}, argv[1:]...), "-G"), hostArgs...)
 	b, err := exec.CommandContext(ctx, argv[0], args...).Output()
 	if err == nil {
@@ -142,17 +143,17 @@ func systemSSHHostName(ctx context.Context, argv, hostArgs []string, res *resolv
 		}
 	}
 	if p, err := res.resolve(dest); err == nil {
-		return p.hostname
+		return p.HostName
 	}
-	return dest.host
+	return dest.Host
 }
 
-func familyOf(cfg *Config, res *resolver, dest destination) netaddr.Family {
+func familyOf(cfg *Config, res *resolver, dest sshconfig.Destination) netaddr.Family {
 	if cfg.Family != netaddr.AnyFamily {
 		return cfg.Family
 	}
 	if p, err := res.resolve(dest); err == nil {
-		return p.family
+		return p.Family
 	}
 	return netaddr.AnyFamily
 }
@@ -179,7 +180,7 @@ func splitShellWords(s string) ([]string, error) {
 		case c == '\'' || c == '"':
 			end := strings.IndexByte(s[i+1:], c)
 			if end < 0 {
-				return nil, errUnterminatedQuote
+				return nil, errors.New("unterminated quote")
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1

@@ -1,6 +1,8 @@
-package bootstrap
+package sshconfig
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -145,34 +147,30 @@ func TestAlgorithmSets(t *testing.T) {
 		}
 	}
 	for _, a := range pubkeyList.known {
-		if a != plainAlgorithm(a) && !slices.Contains(caSigList.known, plainAlgorithm(a)) {
-			t.Errorf("certificate algorithm %s: its plain form %s is not a signature algorithm", a, plainAlgorithm(a))
+		if a != PlainAlgorithm(a) && !slices.Contains(caSigList.known, PlainAlgorithm(a)) {
+			t.Errorf("certificate algorithm %s: its plain form %s is not a signature algorithm", a, PlainAlgorithm(a))
 		}
 	}
 }
 
-// fedoraPolicy is what Fedora's crypto-policies (DEFAULT) writes for the
-// OpenSSH client in /etc/crypto-policies/back-ends/openssh.config: names
-// OpenSSH knows and x/crypto does not (umac, hmac-sha1-etm,
-// mlkem768nistp256, group18) among the others.
-const fedoraPolicy = `Ciphers aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,aes256-ctr,aes128-gcm@openssh.com,aes128-ctr
-MACs hmac-sha2-256-etm@openssh.com,hmac-sha1-etm@openssh.com,umac-128-etm@openssh.com,hmac-sha2-512-etm@openssh.com,hmac-sha2-256,hmac-sha1,umac-128@openssh.com,hmac-sha2-512
-GSSAPIKexAlgorithms gss-curve25519-sha256-,gss-nistp256-sha256-,gss-group14-sha256-,gss-group16-sha512-
-KexAlgorithms mlkem768x25519-sha256,mlkem768nistp256-sha256,mlkem1024nistp384-sha384,curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256,ecdh-sha2-nistp384,ecdh-sha2-nistp521,diffie-hellman-group-exchange-sha256,diffie-hellman-group14-sha256,diffie-hellman-group16-sha512,diffie-hellman-group18-sha512
-PubkeyAcceptedAlgorithms ecdsa-sha2-nistp256,ecdsa-sha2-nistp256-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com,ecdsa-sha2-nistp384,ecdsa-sha2-nistp384-cert-v01@openssh.com,ecdsa-sha2-nistp521,ecdsa-sha2-nistp521-cert-v01@openssh.com,ssh-ed25519,ssh-ed25519-cert-v01@openssh.com,sk-ssh-ed25519@openssh.com,sk-ssh-ed25519-cert-v01@openssh.com,rsa-sha2-256,rsa-sha2-256-cert-v01@openssh.com,rsa-sha2-512,rsa-sha2-512-cert-v01@openssh.com
-HostbasedAcceptedAlgorithms ecdsa-sha2-nistp256,ecdsa-sha2-nistp256-cert-v01@openssh.com,ssh-ed25519,ssh-ed25519-cert-v01@openssh.com,rsa-sha2-256,rsa-sha2-512
-CASignatureAlgorithms ecdsa-sha2-nistp256,sk-ecdsa-sha2-nistp256@openssh.com,ecdsa-sha2-nistp384,ecdsa-sha2-nistp521,ssh-ed25519,sk-ssh-ed25519@openssh.com,rsa-sha2-256,rsa-sha2-512
-RequiredRSASize 2048
-`
+// testdata/fedora holds Fedora's (and RHEL's) system crypto policy for
+// the OpenSSH client. openssh.config is what crypto-policies (DEFAULT)
+// writes in /etc/crypto-policies/back-ends/openssh.config: names OpenSSH
+// knows and x/crypto does not (umac, hmac-sha1-etm, mlkem768nistp256,
+// group18) among the others. 50-redhat.conf is how
+// /etc/ssh/ssh_config.d/50-redhat.conf brings the policy in, for every
+// host, after the user's own settings. internal/bootstrap's end-to-end
+// tests read them too.
 
-// fedoraInclude is how Fedora's /etc/ssh/ssh_config.d/50-redhat.conf
-// brings the policy in, for every host, after the user's own settings.
-const fedoraInclude = `Match final all
-	Include /etc/crypto-policies/back-ends/openssh.config
-	GSSAPIAuthentication yes
-	ForwardX11Trusted yes
-	SendEnv LANG LC_*
-`
+// readTestdata returns the contents of testdata/name.
+func readTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // TestFedoraPolicy: the system crypto policy of Fedora and RHEL resolves
 // to what x/crypto implements of it, and nothing of it is named on
@@ -180,35 +178,35 @@ const fedoraInclude = `Match final all
 func TestFedoraPolicy(t *testing.T) {
 	r := testResolver(map[string]string{
 		"/etc/ssh/ssh_config":                           "Include /etc/ssh/ssh_config.d/*.conf\n",
-		"/etc/ssh/ssh_config.d/50-redhat.conf":          fedoraInclude,
-		"/etc/crypto-policies/back-ends/openssh.config": fedoraPolicy,
+		"/etc/ssh/ssh_config.d/50-redhat.conf":          readTestdata(t, "fedora/50-redhat.conf"),
+		"/etc/crypto-policies/back-ends/openssh.config": readTestdata(t, "fedora/openssh.config"),
 	})
 	var logged []string
-	r.logf = func(f string, args ...any) { logged = append(logged, f) }
-	p, err := r.resolve(destination{host: "web"})
+	r.Logf = func(f string, args ...any) { logged = append(logged, f) }
+	p, err := r.Resolve(Destination{Host: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := p.algos
+	a := p.Algorithms
 	check := func(name string, got, want []string) {
 		t.Helper()
 		if !slices.Equal(got, want) {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
-	check("Ciphers", a.ciphers, []string{"aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com", "aes256-ctr", "aes128-gcm@openssh.com", "aes128-ctr"})
-	check("MACs", a.macs, []string{"hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "hmac-sha2-256", "hmac-sha1", "hmac-sha2-512"})
-	check("KexAlgorithms", a.kex, []string{"mlkem768x25519-sha256", "curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256",
+	check("Ciphers", a.Ciphers, []string{"aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com", "aes256-ctr", "aes128-gcm@openssh.com", "aes128-ctr"})
+	check("MACs", a.MACs, []string{"hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "hmac-sha2-256", "hmac-sha1", "hmac-sha2-512"})
+	check("KexAlgorithms", a.Kex, []string{"mlkem768x25519-sha256", "curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256",
 		"ecdh-sha2-nistp384", "ecdh-sha2-nistp521", "diffie-hellman-group-exchange-sha256", "diffie-hellman-group14-sha256", "diffie-hellman-group16-sha512"})
-	check("PubkeyAcceptedAlgorithms", a.pubkey, []string{"ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
+	check("PubkeyAcceptedAlgorithms", a.Pubkey, []string{"ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256-cert-v01@openssh.com",
 		"sk-ecdsa-sha2-nistp256@openssh.com", "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384-cert-v01@openssh.com", "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521-cert-v01@openssh.com",
 		"ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", "sk-ssh-ed25519@openssh.com", "sk-ssh-ed25519-cert-v01@openssh.com", "rsa-sha2-256", "rsa-sha2-256-cert-v01@openssh.com", "rsa-sha2-512", "rsa-sha2-512-cert-v01@openssh.com"})
-	check("CASignatureAlgorithms", a.caSignature, []string{"ecdsa-sha2-nistp256", "sk-ecdsa-sha2-nistp256@openssh.com", "ecdsa-sha2-nistp384",
+	check("CASignatureAlgorithms", a.CASignature, []string{"ecdsa-sha2-nistp256", "sk-ecdsa-sha2-nistp256@openssh.com", "ecdsa-sha2-nistp384",
 		"ecdsa-sha2-nistp521", "ssh-ed25519", "sk-ssh-ed25519@openssh.com", "rsa-sha2-256", "rsa-sha2-512"})
-	if a.hostKeys != nil || !a.hostKeysKnownFirst || a.requiredRSASize != 2048 {
-		t.Errorf("host keys %q (known first %v), RequiredRSASize %d; want the defaults, known first, 2048", a.hostKeys, a.hostKeysKnownFirst, a.requiredRSASize)
+	if a.HostKeys != nil || !a.HostKeysKnownFirst || a.RequiredRSASize != 2048 {
+		t.Errorf("host keys %q (known first %v), RequiredRSASize %d; want the defaults, known first, 2048", a.HostKeys, a.HostKeysKnownFirst, a.RequiredRSASize)
 	}
-	if sec, _ := unhonoured(p.opts); len(sec) > 0 {
+	if sec, _ := p.Unhonoured(); len(sec) > 0 {
 		t.Errorf("named on stderr: %q", sec)
 	}
 	if !slices.ContainsFunc(logged, func(s string) bool { return strings.Contains(s, "skipping") }) {
@@ -219,29 +217,29 @@ func TestFedoraPolicy(t *testing.T) {
 func TestResolveAlgorithmSettings(t *testing.T) {
 	tests := []struct {
 		config string
-		check  func(a algorithmSettings) bool
+		check  func(a Algorithms) bool
 		err    string
 	}{
-		{config: "", check: func(a algorithmSettings) bool {
-			return a.ciphers == nil && a.kex == nil && a.macs == nil && a.hostKeys == nil && a.hostKeysKnownFirst && a.pubkey == nil &&
-				slices.Equal(a.caSignature, caSigList.defaults) && a.requiredRSASize == 1024 && a.aliveInterval == 0 && a.aliveCountMax == 3 &&
-				a.revokedHostKeys == nil
+		{config: "", check: func(a Algorithms) bool {
+			return a.Ciphers == nil && a.Kex == nil && a.MACs == nil && a.HostKeys == nil && a.HostKeysKnownFirst && a.Pubkey == nil &&
+				slices.Equal(a.CASignature, caSigList.defaults) && a.RequiredRSASize == 1024 && a.AliveInterval == 0 && a.AliveCountMax == 3 &&
+				a.RevokedHostKeys == nil
 		}},
-		{config: "HostKeyAlgorithms ssh-ed25519\n", check: func(a algorithmSettings) bool {
-			return slices.Equal(a.hostKeys, []string{"ssh-ed25519"}) && !a.hostKeysKnownFirst
+		{config: "HostKeyAlgorithms ssh-ed25519\n", check: func(a Algorithms) bool {
+			return slices.Equal(a.HostKeys, []string{"ssh-ed25519"}) && !a.HostKeysKnownFirst
 		}},
-		{config: "HostKeyAlgorithms ^ssh-ed25519\n", check: func(a algorithmSettings) bool { return !a.hostKeysKnownFirst }},
-		{config: "HostKeyAlgorithms +ssh-rsa\n", check: func(a algorithmSettings) bool { return a.hostKeysKnownFirst }},
-		{config: "HostKeyAlgorithms -ecdsa*\n", check: func(a algorithmSettings) bool { return a.hostKeysKnownFirst }},
+		{config: "HostKeyAlgorithms ^ssh-ed25519\n", check: func(a Algorithms) bool { return !a.HostKeysKnownFirst }},
+		{config: "HostKeyAlgorithms +ssh-rsa\n", check: func(a Algorithms) bool { return a.HostKeysKnownFirst }},
+		{config: "HostKeyAlgorithms -ecdsa*\n", check: func(a Algorithms) bool { return a.HostKeysKnownFirst }},
 		// The first obtained of the two names wins.
-		{config: "PubkeyAcceptedKeyTypes ssh-ed25519\nPubkeyAcceptedAlgorithms rsa-sha2-512\n", check: func(a algorithmSettings) bool {
-			return slices.Equal(a.pubkey, []string{"ssh-ed25519"})
+		{config: "PubkeyAcceptedKeyTypes ssh-ed25519\nPubkeyAcceptedAlgorithms rsa-sha2-512\n", check: func(a Algorithms) bool {
+			return slices.Equal(a.Pubkey, []string{"ssh-ed25519"})
 		}},
-		{config: "RevokedHostKeys ~/revoked /etc/ssh/revoked_%h\nServerAliveInterval 1m30s\nServerAliveCountMax 0\n", check: func(a algorithmSettings) bool {
-			return slices.Equal(slashed(a.revokedHostKeys), []string{"/home/u/revoked", "/etc/ssh/revoked_web"}) &&
-				a.aliveInterval == 90*time.Second && a.aliveCountMax == 0
+		{config: "RevokedHostKeys ~/revoked /etc/ssh/revoked_%h\nServerAliveInterval 1m30s\nServerAliveCountMax 0\n", check: func(a Algorithms) bool {
+			return slices.Equal(slashed(a.RevokedHostKeys), []string{"/home/u/revoked", "/etc/ssh/revoked_web"}) &&
+				a.AliveInterval == 90*time.Second && a.AliveCountMax == 0
 		}},
-		{config: "RevokedHostKeys none\n", check: func(a algorithmSettings) bool { return a.revokedHostKeys == nil }},
+		{config: "RevokedHostKeys none\n", check: func(a Algorithms) bool { return a.RevokedHostKeys == nil }},
 		{config: "Ciphers aes256-cbc\n", err: "Ciphers aes256-cbc leaves no cipher"},
 		{config: "Ciphers aes128-ctr aes256-ctr\n", err: "one comma-separated list"},
 		{config: "MACs hmac-sha2-256,\n", err: "empty name"},
@@ -251,11 +249,11 @@ func TestResolveAlgorithmSettings(t *testing.T) {
 		{config: "RevokedHostKeys none /x\n", err: "must stand alone"},
 		// A list for another host is checked but not resolved: OpenSSH
 		// implements some names x/crypto does not.
-		{config: "Host legacy\n  Ciphers aes256-cbc\n", check: func(a algorithmSettings) bool { return a.ciphers == nil }},
+		{config: "Host legacy\n  Ciphers aes256-cbc\n", check: func(a Algorithms) bool { return a.Ciphers == nil }},
 	}
 	for _, tc := range tests {
 		r := testResolver(map[string]string{"/home/u/.ssh/config": tc.config})
-		p, err := r.resolve(destination{host: "web"})
+		p, err := r.Resolve(Destination{Host: "web"})
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%q: resolve = %v, want one line containing %q", tc.config, err, tc.err)
@@ -266,16 +264,16 @@ func TestResolveAlgorithmSettings(t *testing.T) {
 			t.Errorf("%q: %v", tc.config, err)
 			continue
 		}
-		if !tc.check(p.algos) {
-			t.Errorf("%q: got %+v", tc.config, p.algos)
+		if !tc.check(p.Algorithms) {
+			t.Errorf("%q: got %+v", tc.config, p.Algorithms)
 		}
 	}
 }
 
 func TestSSHOptionAlgorithms(t *testing.T) {
 	for _, s := range []string{"Ciphers=aes128-ctr", "KexAlgorithms=-ecdh-*", "MACs=+hmac-sha1-96", "PubkeyAcceptedAlgorithms ^ssh-ed25519"} {
-		if err := CheckSSHOption(s); err != nil {
-			t.Errorf("CheckSSHOption(%q) = %v", s, err)
+		if _, err := ParseOption(s); err != nil {
+			t.Errorf("ParseOption(%q) = %v", s, err)
 		}
 	}
 	for s, want := range map[string]string{
@@ -283,8 +281,8 @@ func TestSSHOptionAlgorithms(t *testing.T) {
 		"HostKeyAlgorithms=ssh-ed448": "leaves no host key algorithm",
 		"KexAlgorithms=a,,b":          "empty name",
 	} {
-		if err := CheckSSHOption(s); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckSSHOption(%q) = %v, want an error containing %q", s, err, want)
+		if _, err := ParseOption(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseOption(%q) = %v, want an error containing %q", s, err, want)
 		}
 	}
 }
@@ -323,8 +321,8 @@ func TestKeyTypeAllowed(t *testing.T) {
 		{ssh.CertAlgoED25519v01, []string{"ssh-ed25519"}, nil},
 	}
 	for _, tc := range tests {
-		if got := keyTypeAllowed(tc.keyType, tc.allowed); !slices.Equal(got, tc.want) {
-			t.Errorf("keyTypeAllowed(%s, %q) = %q, want %q", tc.keyType, tc.allowed, got, tc.want)
+		if got := KeyAlgorithms(tc.keyType, tc.allowed); !slices.Equal(got, tc.want) {
+			t.Errorf("KeyAlgorithms(%s, %q) = %q, want %q", tc.keyType, tc.allowed, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package bootstrap
+package sshconfig
 
 import (
 	"io/fs"
@@ -12,19 +12,19 @@ import (
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
-// memFS is an in-memory configFS for parser tests. Names are written with
+// memFS is an in-memory FS for parser tests. Names are written with
 // slashes; on Windows, where the resolver joins paths with backslashes,
 // they are compared in slash form, so the same tests run there.
-func memFS(files map[string]string) configFS {
-	return configFS{
-		readFile: func(name string) ([]byte, error) {
+func memFS(files map[string]string) FS {
+	return FS{
+		ReadFile: func(name string) ([]byte, error) {
 			s, ok := files[filepath.ToSlash(name)]
 			if !ok {
 				return nil, fs.ErrNotExist
 			}
 			return []byte(s), nil
 		},
-		glob: func(pattern string) ([]string, error) {
+		Glob: func(pattern string) ([]string, error) {
 			var out []string
 			for name := range files {
 				if ok, err := path.Match(filepath.ToSlash(pattern), name); err != nil {
@@ -40,11 +40,11 @@ func memFS(files map[string]string) configFS {
 }
 
 // testResolver resolves with ~/.ssh/config = files["/home/u/.ssh/config"].
-func testResolver(files map[string]string) *resolver {
-	return &resolver{fs: memFS(files), home: "/home/u", localUser: "local",
-		configFiles: []string{"/home/u/.ssh/config", "/etc/ssh/ssh_config"},
-		configDirs:  []string{"/home/u/.ssh", "/etc/ssh"},
-		getenv: func(k string) (string, bool) {
+func testResolver(files map[string]string) *Resolver {
+	return &Resolver{FS: memFS(files), Home: "/home/u", LocalUser: "local",
+		Files: []string{"/home/u/.ssh/config", "/etc/ssh/ssh_config"},
+		Dirs:  []string{"/home/u/.ssh", "/etc/ssh"},
+		Getenv: func(k string) (string, bool) {
 			if k == "SSH_AUTH_SOCK" {
 				return "/tmp/agent.sock", true
 			}
@@ -58,48 +58,48 @@ func TestSSHConfigResolve(t *testing.T) {
 		name  string
 		files map[string]string
 		dest  string
-		check func(t *testing.T, p *hostParams)
+		check func(t *testing.T, p *Host)
 	}{
-		{"defaults", nil, "example.org", func(t *testing.T, p *hostParams) {
-			want := hostParams{hostname: "example.org", port: 22, user: "local", strict: "ask", identityAgent: "/tmp/agent.sock"}
-			if p.hostname != want.hostname || p.port != want.port || p.user != want.user || p.strict != want.strict || p.identityAgent != want.identityAgent {
+		{"defaults", nil, "example.org", func(t *testing.T, p *Host) {
+			want := Host{HostName: "example.org", Port: 22, User: "local", StrictHostKeyChecking: "ask", IdentityAgent: "/tmp/agent.sock"}
+			if p.HostName != want.HostName || p.Port != want.Port || p.User != want.User || p.StrictHostKeyChecking != want.StrictHostKeyChecking || p.IdentityAgent != want.IdentityAgent {
 				t.Errorf("got %+v", p)
 			}
-			if slashed(p.identityFiles)[0] != "/home/u/.ssh/id_rsa" || len(p.userKnownHosts) != 2 || slashed(p.userKnownHosts)[0] != "/home/u/.ssh/known_hosts" {
-				t.Errorf("identity files %q, known hosts %q", p.identityFiles, p.userKnownHosts)
+			if slashed(p.IdentityFiles)[0] != "/home/u/.ssh/id_rsa" || len(p.UserKnownHosts) != 2 || slashed(p.UserKnownHosts)[0] != "/home/u/.ssh/known_hosts" {
+				t.Errorf("identity files %q, known hosts %q", p.IdentityFiles, p.UserKnownHosts)
 			}
 		}},
 		{"first match wins", map[string]string{user: "Host web\n  User alice\n  Port 2200\nHost *\n  User bob\n  Port 22\n  HostName %h.example.org\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.user != "alice" || p.port != 2200 || p.hostname != "web.example.org" {
-					t.Errorf("got user %q port %d hostname %q, want alice 2200 web.example.org", p.user, p.port, p.hostname)
+			"web", func(t *testing.T, p *Host) {
+				if p.User != "alice" || p.Port != 2200 || p.HostName != "web.example.org" {
+					t.Errorf("got user %q port %d hostname %q, want alice 2200 web.example.org", p.User, p.Port, p.HostName)
 				}
 			}},
 		{"command line wins", map[string]string{user: "Host web\n  User alice\n  Port 2200\n"},
-			"carol@web:2222", func(t *testing.T, p *hostParams) {
-				if p.user != "carol" || p.port != 2222 {
-					t.Errorf("got %q %d", p.user, p.port)
+			"carol@web:2222", func(t *testing.T, p *Host) {
+				if p.User != "carol" || p.Port != 2222 {
+					t.Errorf("got %q %d", p.User, p.Port)
 				}
 			}},
 		{"wildcards", map[string]string{user: "Host db? !db9 *.internal\n  User wild\n"},
-			"db1", func(t *testing.T, p *hostParams) { wantUser(t, p, "wild") }},
+			"db1", func(t *testing.T, p *Host) { wantUser(t, p, "wild") }},
 		{"negation excludes", map[string]string{user: "Host db? !db9\n  User wild\n"},
-			"db9", func(t *testing.T, p *hostParams) { wantUser(t, p, "local") }},
+			"db9", func(t *testing.T, p *Host) { wantUser(t, p, "local") }},
 		{"negation alone never matches", map[string]string{user: "Host !db9\n  User wild\n"},
-			"other", func(t *testing.T, p *hostParams) { wantUser(t, p, "local") }},
+			"other", func(t *testing.T, p *Host) { wantUser(t, p, "local") }},
 		{"case insensitive host", map[string]string{user: "Host WEB\n  User upper\n"},
-			"web", func(t *testing.T, p *hostParams) { wantUser(t, p, "upper") }},
+			"web", func(t *testing.T, p *Host) { wantUser(t, p, "upper") }},
 		{"equals and quotes", map[string]string{user: "Host=web\nUser = \"al ice\"\nIdentityFile='~/my keys/id'\n"},
-			"web", func(t *testing.T, p *hostParams) {
+			"web", func(t *testing.T, p *Host) {
 				wantUser(t, p, "al ice")
-				if !slices.Equal(slashed(p.identityFiles), []string{"/home/u/my keys/id"}) {
-					t.Errorf("identityFiles = %q", p.identityFiles)
+				if !slices.Equal(slashed(p.IdentityFiles), []string{"/home/u/my keys/id"}) {
+					t.Errorf("identityFiles = %q", p.IdentityFiles)
 				}
 			}},
 		{"identity files accumulate with tokens", map[string]string{user: "Host web\n  IdentityFile ~/.ssh/%r_%h\nHost *\n  IdentityFile ~/.ssh/common\n  User bob\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if want := []string{"/home/u/.ssh/bob_web", "/home/u/.ssh/common"}; !slices.Equal(slashed(p.identityFiles), want) {
-					t.Errorf("identityFiles = %q, want %q", p.identityFiles, want)
+			"web", func(t *testing.T, p *Host) {
+				if want := []string{"/home/u/.ssh/bob_web", "/home/u/.ssh/common"}; !slices.Equal(slashed(p.IdentityFiles), want) {
+					t.Errorf("identityFiles = %q, want %q", p.IdentityFiles, want)
 				}
 			}},
 		{"include glob relative to ~/.ssh", map[string]string{
@@ -107,105 +107,105 @@ func TestSSHConfigResolve(t *testing.T) {
 			"/home/u/.ssh/conf.d/a.conf": "Host web\n  User from-a\n",
 			"/home/u/.ssh/conf.d/b.conf": "Host web\n  User from-b\n  Port 2022\n",
 			"/home/u/.ssh/conf.d/c.txt":  "Host web\n  Port 1\n",
-		}, "web", func(t *testing.T, p *hostParams) {
-			if p.user != "from-a" || p.port != 2022 {
-				t.Errorf("got %q %d, want from-a 2022", p.user, p.port)
+		}, "web", func(t *testing.T, p *Host) {
+			if p.User != "from-a" || p.Port != 2022 {
+				t.Errorf("got %q %d, want from-a 2022", p.User, p.Port)
 			}
 		}},
 		{"include inside a non-matching host block", map[string]string{
 			user:                 "Host other\n  Include extra\nHost *\n  User outer\n",
 			"/home/u/.ssh/extra": "User inner\n",
-		}, "web", func(t *testing.T, p *hostParams) { wantUser(t, p, "outer") }},
+		}, "web", func(t *testing.T, p *Host) { wantUser(t, p, "outer") }},
 		{"include inside a matching block restores state", map[string]string{
 			user:                 "Host web\n  Include extra\n  Port 2300\n",
 			"/home/u/.ssh/extra": "Host nomatch\n  User inner\n",
-		}, "web", func(t *testing.T, p *hostParams) {
-			if p.port != 2300 || p.user != "local" {
-				t.Errorf("got %q %d, want local 2300", p.user, p.port)
+		}, "web", func(t *testing.T, p *Host) {
+			if p.Port != 2300 || p.User != "local" {
+				t.Errorf("got %q %d, want local 2300", p.User, p.Port)
 			}
 		}},
 		{"system config after user config", map[string]string{
 			user:                  "Host web\n  User mine\n",
 			"/etc/ssh/ssh_config": "Host *\n  User system\n  Port 2400\n",
-		}, "web", func(t *testing.T, p *hostParams) {
-			if p.user != "mine" || p.port != 2400 {
-				t.Errorf("got %q %d", p.user, p.port)
+		}, "web", func(t *testing.T, p *Host) {
+			if p.User != "mine" || p.Port != 2400 {
+				t.Errorf("got %q %d", p.User, p.Port)
 			}
 		}},
 		{"match", map[string]string{user: "Match originalhost web user root\n  Port 1000\n" +
 			"Match host real.example.org !user nobody\n  Port 2000\nHost web\n  HostName real.example.org\nMatch all\n  User last\n"},
-			"root@web", func(t *testing.T, p *hostParams) {
-				if p.port != 1000 {
-					t.Errorf("port = %d, want 1000", p.port)
+			"root@web", func(t *testing.T, p *Host) {
+				if p.Port != 1000 {
+					t.Errorf("port = %d, want 1000", p.Port)
 				}
 			}},
 		{"match host uses HostName", map[string]string{user: "Host web\n  HostName real.example.org\nMatch host *.example.org\n  Port 3000\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.port != 3000 {
-					t.Errorf("port = %d, want 3000", p.port)
+			"web", func(t *testing.T, p *Host) {
+				if p.Port != 3000 {
+					t.Errorf("port = %d, want 3000", p.Port)
 				}
 			}},
 		{"match exec with no runner never matches", map[string]string{user: "Match exec \"true\"\n  Port 4000\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.port != 22 {
-					t.Errorf("port = %d, want 22", p.port)
+			"web", func(t *testing.T, p *Host) {
+				if p.Port != 22 {
+					t.Errorf("port = %d, want 22", p.Port)
 				}
 			}},
 		{"proxy jump before command", map[string]string{user: "Host web\n  ProxyJump bastion\n  ProxyCommand nc %h %p\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.proxyJump != "bastion" || p.proxyCommand != "" {
-					t.Errorf("jump %q command %q", p.proxyJump, p.proxyCommand)
+			"web", func(t *testing.T, p *Host) {
+				if p.ProxyJump != "bastion" || p.ProxyCommand != "" {
+					t.Errorf("jump %q command %q", p.ProxyJump, p.ProxyCommand)
 				}
 			}},
 		{"proxy command raw with tokens", map[string]string{user: "Host web\n  ProxyCommand ssh -W '%h:%p' \"gw\"  # not a comment\n  ProxyJump ignored\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.proxyJump != "" || p.proxyCommand != `ssh -W 'web:22' "gw"  # not a comment` {
-					t.Errorf("jump %q command %q", p.proxyJump, p.proxyCommand)
+			"web", func(t *testing.T, p *Host) {
+				if p.ProxyJump != "" || p.ProxyCommand != `ssh -W 'web:22' "gw"  # not a comment` {
+					t.Errorf("jump %q command %q", p.ProxyJump, p.ProxyCommand)
 				}
 			}},
 		{"policies", map[string]string{user: "Host *\n  StrictHostKeyChecking accept-new\n  HashKnownHosts yes\n  ConnectTimeout 7\n" +
 			"  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile ~/a /abs/b\n  AddressFamily inet6\n  PasswordAuthentication no\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.strict != "accept-new" || !p.hashKnownHosts || p.connectTimeout.Seconds() != 7 || !p.identitiesOnly ||
-					p.identityAgent != "" || !slices.Equal(slashed(p.userKnownHosts), []string{"/home/u/a", "/abs/b"}) || p.family != netaddr.IPv6 || p.passwordAuth {
+			"web", func(t *testing.T, p *Host) {
+				if p.StrictHostKeyChecking != "accept-new" || !p.HashKnownHosts || p.ConnectTimeout.Seconds() != 7 || !p.IdentitiesOnly ||
+					p.IdentityAgent != "" || !slices.Equal(slashed(p.UserKnownHosts), []string{"/home/u/a", "/abs/b"}) || p.Family != netaddr.IPv6 || p.PasswordAuth {
 					t.Errorf("got %+v", p)
 				}
 			}},
 		{"forward agent yes", map[string]string{user: "Host web\n  ForwardAgent yes\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if p.forwardAgent != "/tmp/agent.sock" {
-					t.Errorf("forwardAgent %q, want $SSH_AUTH_SOCK", p.forwardAgent)
+			"web", func(t *testing.T, p *Host) {
+				if p.ForwardAgent != "/tmp/agent.sock" {
+					t.Errorf("forwardAgent %q, want $SSH_AUTH_SOCK", p.ForwardAgent)
 				}
 			}},
 		{"forward agent path and no", map[string]string{user: "Host web\n  ForwardAgent ~/agent.sock\nHost db\n  ForwardAgent no\n"},
-			"web", func(t *testing.T, p *hostParams) {
-				if filepath.ToSlash(p.forwardAgent) != "/home/u/agent.sock" {
-					t.Errorf("forwardAgent %q, want ~/agent.sock expanded", p.forwardAgent)
+			"web", func(t *testing.T, p *Host) {
+				if filepath.ToSlash(p.ForwardAgent) != "/home/u/agent.sock" {
+					t.Errorf("forwardAgent %q, want ~/agent.sock expanded", p.ForwardAgent)
 				}
 			}},
 		{"port forwards", map[string]string{user: "Host web\n  LocalForward 8080 db:5432\n  LocalForward [::1]:9090 [::1]:90\n  RemoteForward 2222 localhost:22\n  DynamicForward 1080\n"},
-			"web", func(t *testing.T, p *hostParams) {
+			"web", func(t *testing.T, p *Host) {
 				want := Forwards{Local: []string{"8080:db:5432", "[::1]:9090:[::1]:90"}, Remote: []string{"2222:localhost:22"}, Dynamic: []string{"1080"}}
-				if !slices.Equal(p.forwards.Local, want.Local) || !slices.Equal(p.forwards.Remote, want.Remote) || !slices.Equal(p.forwards.Dynamic, want.Dynamic) {
-					t.Errorf("forwards %+v, want %+v", p.forwards, want)
+				if !slices.Equal(p.Forwards.Local, want.Local) || !slices.Equal(p.Forwards.Remote, want.Remote) || !slices.Equal(p.Forwards.Dynamic, want.Dynamic) {
+					t.Errorf("forwards %+v, want %+v", p.Forwards, want)
 				}
 			}},
 		{"forward agent default", map[string]string{user: "Host db\n  ForwardAgent no\n"},
-			"db", func(t *testing.T, p *hostParams) {
-				if p.forwardAgent != "" {
-					t.Errorf("forwardAgent %q, want none", p.forwardAgent)
+			"db", func(t *testing.T, p *Host) {
+				if p.ForwardAgent != "" {
+					t.Errorf("forwardAgent %q, want none", p.ForwardAgent)
 				}
 			}},
 		{"comments and blank lines", map[string]string{user: "# top\n\n   # indented\nHost web # trailing\n\tUser tabbed\n"},
-			"web", func(t *testing.T, p *hostParams) { wantUser(t, p, "tabbed") }},
+			"web", func(t *testing.T, p *Host) { wantUser(t, p, "tabbed") }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := parseDestination(tc.dest)
+			d, err := ParseDestination(tc.dest)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := testResolver(tc.files).resolve(d)
+			p, err := testResolver(tc.files).Resolve(d)
 			if err != nil {
 				t.Fatalf("resolve(%q): %v", tc.dest, err)
 			}
@@ -223,10 +223,10 @@ func slashed(paths []string) []string {
 	return out
 }
 
-func wantUser(t *testing.T, p *hostParams, want string) {
+func wantUser(t *testing.T, p *Host, want string) {
 	t.Helper()
-	if p.user != want {
-		t.Errorf("user = %q, want %q", p.user, want)
+	if p.User != want {
+		t.Errorf("user = %q, want %q", p.User, want)
 	}
 }
 
@@ -245,8 +245,8 @@ func TestSSHConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := testResolver(map[string]string{user: tc.config}).resolve(destination{host: "web"})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "bootstrap: ") {
+			_, err := testResolver(map[string]string{user: tc.config}).Resolve(Destination{Host: "web"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "ssh config ") {
 				t.Fatalf("resolve = %v, want an error containing %q", err, tc.want)
 			}
 		})
@@ -290,38 +290,29 @@ func FuzzSSHConfig(f *testing.F) {
 			"/home/u/.ssh/conf.d/included": config, // includes of itself stop at the depth limit
 		}
 		r := testResolver(files)
-		p1, err1 := r.resolve(destination{host: host})
-		p2, err2 := r.resolve(destination{host: host})
+		p1, err1 := r.Resolve(Destination{Host: host})
+		p2, err2 := r.Resolve(Destination{Host: host})
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("non-deterministic: %v vs %v", err1, err2)
 		}
 		if err1 != nil {
 			return
 		}
-		if p1.port <= 0 || p1.port > 65535 || p1.user == "" || p1.hostname == "" || p1.hostname != p2.hostname {
+		if p1.Port <= 0 || p1.Port > 65535 || p1.User == "" || p1.HostName == "" || p1.HostName != p2.HostName {
 			t.Fatalf("resolve(%q) = %+v", host, p1)
 		}
 	})
 }
 
-// TestSSHConfigFileMissing: a config file named with -F must exist, as
-// with ssh -F; the default files need not.
-func TestSSHConfigFileMissing(t *testing.T) {
-	home := t.TempDir()
-	missing := filepath.Join(home, "nope")
-	r, err := newResolver(&Config{Home: home, ConfigFile: missing})
+// TestProxyCommandPlainTokens: tokens that need no quoting are substituted
+// as they are, so a ProxyCommand that quotes them itself keeps working.
+func TestProxyCommandPlainTokens(t *testing.T) {
+	r := testResolver(map[string]string{"/home/u/.ssh/config": "Host target\n  User alice\n  ProxyCommand ssh -W \"%h:%p\" -l %r jump\n"})
+	p, err := r.Resolve(Destination{Host: "target"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.resolve(destination{host: "web"}); err == nil || !strings.Contains(err.Error(), missing+" (-F) does not exist") {
-		t.Errorf("resolve with -F %s = %v, want an error naming the file", missing, err)
-	}
-	r, err = newResolver(&Config{Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.configFiles = []string{missing}
-	if _, err := r.resolve(destination{host: "web"}); err != nil {
-		t.Errorf("resolve without -F and no config files: %v", err)
+	if want := `ssh -W "target:22" -l alice jump`; p.ProxyCommand != want {
+		t.Errorf("ProxyCommand = %q, want %q", p.ProxyCommand, want)
 	}
 }

@@ -1,14 +1,11 @@
-package bootstrap
+package sshconfig
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +16,9 @@ import (
 // maxIncludeDepth bounds nested Include directives, as OpenSSH does.
 const maxIncludeDepth = 16
 
-// maxConfigFileSize bounds one ssh_config file read from disk.
-const maxConfigFileSize = 1 << 20
+// MaxFileSize bounds one ssh_config file: the evaluator reads no longer
+// line, and an [FS] should refuse a larger file.
+const MaxFileSize = 1 << 20
 
 // cumulativeOptions are keywords whose every occurrence counts; all others
 // keep the first value obtained (ssh_config(5)).
@@ -91,34 +89,35 @@ func (o *hostOptions) set(keyword string, args []string) {
 	}
 }
 
-// configFS is how the evaluator reaches files; tests substitute a map.
-type configFS struct {
-	readFile func(name string) ([]byte, error)
-	glob     func(pattern string) ([]string, error)
+// FS is how a [Resolver] reaches files. Names are the operating system's
+// (absolute, with its separators). The zero FS has no files.
+type FS struct {
+	// ReadFile returns the contents of a file; an error that is
+	// fs.ErrNotExist means there is none. A file larger than
+	// [MaxFileSize] should be an error.
+	ReadFile func(name string) ([]byte, error)
+	// Glob returns the names that match an Include pattern, as
+	// filepath.Glob does.
+	Glob func(pattern string) ([]string, error)
 }
 
-// osConfigFS reads the real file system.
-var osConfigFS = configFS{readFile: readSmallFile, glob: filepath.Glob}
+func (f FS) readFile(name string) ([]byte, error) {
+	if f.ReadFile == nil {
+		return nil, fs.ErrNotExist
+	}
+	return f.ReadFile(name)
+}
 
-func readSmallFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
+func (f FS) glob(pattern string) ([]string, error) {
+	if f.Glob == nil {
+		return nil, nil
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxConfigFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxConfigFileSize)
-	}
-	return b, nil
+	return f.Glob(pattern)
 }
 
 // configEval evaluates ssh_config files for one destination.
 type configEval struct {
-	fs           configFS
+	fs           FS
 	originalHost string // the host as typed, which Host patterns match
 	user         string // the user from the command line, or ""
 	port         int    // the port from the command line, or 0
@@ -129,17 +128,19 @@ type configEval struct {
 	// exec runs a Match exec command line and reports whether it exited
 	// with status 0; nil runs nothing (such criteria do not match).
 	exec       func(command string) bool
-	local      map[byte]string // see resolver.local
-	neverMatch bool            // evaluating a file included from an inactive block
+	quote      func(string) string // see Resolver.Quote; never nil
+	local      map[byte]string     // see Resolver.Local
+	neverMatch bool                // evaluating a file included from an inactive block
 	// cmdline are the command line's settings (ssh -o, -i, -J), obtained
 	// before any file's, so they win.
-	cmdline []cmdlineOption
+	cmdline []Option
 }
 
 // evalSSHConfig evaluates files in order (first obtained value wins) for
 // originalHost. relDirs[i] is where relative Include paths of files[i]
-// resolve (~/.ssh for the user's file, /etc/ssh for the system one).
-// Missing files are skipped.
+// resolve (~/.ssh for the user's file, /etc/ssh for the system one; the
+// home directory for a file without one). Missing files are skipped,
+// unless required.
 func evalSSHConfig(e *configEval, files, relDirs []string, required bool) (*hostOptions, error) {
 	if e.opts == nil {
 		e.opts = newHostOptions()
@@ -151,17 +152,22 @@ func evalSSHConfig(e *configEval, files, relDirs []string, required bool) (*host
 		e.opts.set(c.keyword, c.args)
 	}
 	for i, f := range files {
+		f = expandTilde(f, e.home)
+		relDir := e.home
+		if i < len(relDirs) {
+			relDir = relDirs[i]
+		}
 		b, err := e.fs.readFile(f)
 		if errors.Is(err, fs.ErrNotExist) && required {
-			return nil, fmt.Errorf("bootstrap: ssh config file %s (-F) does not exist", f)
+			return nil, fmt.Errorf("ssh config file %s (-F) does not exist", f)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap: ssh config: %w", err)
+			return nil, fmt.Errorf("ssh config: %w", err)
 		}
-		if err := e.evalFile(f, b, relDirs[i], 0, false); err != nil {
+		if err := e.evalFile(f, b, relDir, 0, false); err != nil {
 			return nil, err
 		}
 	}
@@ -173,14 +179,14 @@ func evalSSHConfig(e *configEval, files, relDirs []string, required bool) (*host
 func (e *configEval) evalFile(name string, data []byte, relDir string, depth int, neverMatch bool) error {
 	active := !neverMatch
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, maxConfigFileSize)
+	sc.Buffer(nil, MaxFileSize)
 	for lineNo := 1; sc.Scan(); lineNo++ {
 		if err := e.evalLine(sc.Text(), relDir, depth, neverMatch, &active); err != nil {
-			return fmt.Errorf("bootstrap: ssh config %s line %d: %w", name, lineNo, err)
+			return fmt.Errorf("ssh config %s line %d: %w", name, lineNo, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("bootstrap: ssh config %s: %w", name, err)
+		return fmt.Errorf("ssh config %s: %w", name, err)
 	}
 	return nil
 }
@@ -318,7 +324,7 @@ func (e *configEval) matchCriterion(crit, arg string) bool {
 	case "localuser":
 		return matchPatternList(e.localUser, arg)
 	}
-	e.logf("bootstrap: ssh config: Match %s is not supported; treating it as not matching", crit)
+	e.logf("ssh config: Match %s is not supported; treating it as not matching", crit)
 	return false
 }
 
@@ -351,17 +357,17 @@ func (e *configEval) matchExec(command string) bool {
 	if a := e.opts.get("hostkeyalias"); a != "" {
 		keyName = a
 	}
-	tok := shellWords(map[byte]string{
+	tok := quoteAll(e.quote, map[byte]string{
 		'h': host, 'n': e.originalHost, 'p': strconv.Itoa(port), 'r': user,
 		'u': e.localUser, 'd': e.home, 'k': keyName, 'i': e.local['i'], 'l': e.local['l'], 'L': e.local['L'],
 	})
 	line, err := expandTokens(command, tok)
 	if err != nil {
-		e.logf("bootstrap: ssh config: Match exec %q: %v; not matching", command, err)
+		e.logf("ssh config: Match exec %q: %v; not matching", command, err)
 		return false
 	}
 	ok := e.exec(line)
-	e.logf("bootstrap: ssh config: Match exec %q: %v", line, ok)
+	e.logf("ssh config: Match exec %q: %v", line, ok)
 	return ok
 }
 

@@ -1,10 +1,8 @@
-package bootstrap
+package sshconfig
 
 import (
 	"fmt"
-	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,40 +11,43 @@ import (
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
-// destination is a parsed [user@]host[:port] (or ssh://[user@]host[:port]).
-type destination struct {
-	user string
-	host string // without brackets
-	port int    // 0 when not given
+// Destination is where to log in: a parsed [user@]host[:port] (or
+// ssh://[user@]host[:port]). An ssh_config Host alias is a host.
+type Destination struct {
+	User string // "" when not given
+	Host string // without brackets
+	Port int    // 0 when not given
 }
 
-// parseDestination accepts [user@]host[:port], [user@][v6addr]:port,
+// ParseDestination accepts [user@]host[:port], [user@][v6addr]:port,
 // [user@]v6addr (two or more colons and no brackets: no port), and
-// ssh://[user@]host[:port].
-func parseDestination(s string) (destination, error) {
+// ssh://[user@]host[:port]. It refuses user and host names that a shell
+// or ssh's option parser would read as something else, as OpenSSH 9.6
+// does (CVE-2023-51385), and host names with glob characters.
+func ParseDestination(s string) (Destination, error) {
 	if len(s) >= 6 && strings.EqualFold(s[:6], "ssh://") { // as ssh, in any case
 		return parseSSHURL(s[6:])
 	}
-	var d destination
+	var d Destination
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		d.user, s = s[:i], s[i+1:]
-		if err := checkUserName(d.user); err != nil {
+		d.User, s = s[:i], s[i+1:]
+		if err := checkUserName(d.User); err != nil {
 			return d, err
 		}
 	}
 	switch {
 	case strings.HasPrefix(s, "["):
-		host, port, err := net.SplitHostPort(s)
+		host, port, err := netaddr.SplitHostPort(s)
 		if err != nil {
 			h, ok := strings.CutSuffix(s[1:], "]")
 			if !ok {
-				return d, fmt.Errorf("bootstrap: bad destination %q", s)
+				return d, fmt.Errorf("bad destination %q", s)
 			}
 			host, port = h, ""
 		}
-		d.host = host
+		d.Host = host
 		if port != "" {
-			if d.port, err = parsePort(port); err != nil {
+			if d.Port, err = parsePort(port); err != nil {
 				return d, err
 			}
 		}
@@ -56,106 +57,54 @@ func parseDestination(s string) (destination, error) {
 		if err != nil {
 			return d, err
 		}
-		d.host, d.port = host, p
+		d.Host, d.Port = host, p
 	default:
-		d.host = s
+		d.Host = s
 	}
-	if err := checkHostName(d.host); err != nil {
+	if err := checkHostName(d.Host); err != nil {
 		return d, err
 	}
 	return d, nil
 }
 
-// ParseDestination checks a destination as [Run] reads it:
-// [user@]host[:port], [user@][v6addr]:port, [user@]v6addr or
-// ssh://[user@]host[:port] (an ssh_config Host alias is a host). It
-// returns its user ("" when not given), host, and port (0 when not
-// given).
-func ParseDestination(s string) (user, host string, port int, err error) {
-	d, err := parseDestination(s)
-	return d.user, d.host, d.port, err
-}
-
-// CheckJump checks a ProxyJump list ([Config.Jump], ssh -J): "none",
-// or destinations separated by commas.
+// CheckJump checks a ProxyJump list (ssh -J): "none", or destinations
+// separated by commas.
 func CheckJump(s string) error {
 	if strings.EqualFold(s, "none") {
 		return nil
 	}
 	for _, hop := range strings.Split(s, ",") {
-		if _, err := parseDestination(strings.TrimSpace(hop)); err != nil {
-			return fmt.Errorf("bootstrap: jump host %q: %w", hop, err)
+		if _, err := ParseDestination(strings.TrimSpace(hop)); err != nil {
+			return fmt.Errorf("jump host %q: %w", hop, err)
 		}
 	}
 	return nil
 }
 
-// destination parses c.Destination and applies c.SSHPort.
-func (c *Config) destination() (destination, error) {
-	d, err := parseDestination(c.Destination)
-	if err != nil || c.SSHPort == 0 {
-		return d, err
-	}
-	if c.SSHPort < 0 || c.SSHPort > 65535 {
-		return d, fmt.Errorf("bootstrap: bad SSH port %d", c.SSHPort)
-	}
-	if d.port != 0 && d.port != c.SSHPort {
-		return d, fmt.Errorf("bootstrap: %q names SSH port %d, and the SSH port given is %d", c.Destination, d.port, c.SSHPort)
-	}
-	d.port = c.SSHPort
-	return d, nil
-}
-
-// cmdline is the command line's ssh_config settings: Jump, Identities,
-// then SSHOptions.
-func (c *Config) cmdline() ([]cmdlineOption, error) {
-	var opts []cmdlineOption
-	if c.Jump != "" {
-		if err := CheckJump(c.Jump); err != nil {
-			return nil, err
-		}
-		opts = append(opts, cmdlineOption{keyword: "proxyjump", args: []string{c.Jump}})
-	}
-	for _, f := range c.Identities {
-		if f == "" {
-			return nil, fmt.Errorf("bootstrap: empty identity file name")
-		}
-		opts = append(opts, cmdlineOption{keyword: "identityfile", args: []string{f}})
-	}
-	for _, s := range c.SSHOptions {
-		o, err := parseSSHOption(s)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, o)
-	}
-	return opts, nil
-}
-
-func parseSSHURL(rest string) (destination, error) {
+func parseSSHURL(rest string) (Destination, error) {
 	u, err := url.Parse("ssh://" + rest)
 	if err != nil || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
-		return destination{}, fmt.Errorf("bootstrap: bad ssh:// destination %q", rest)
+		return Destination{}, fmt.Errorf("bad ssh:// destination %q", rest)
 	}
-	d := destination{user: u.User.Username(), host: u.Hostname()}
+	d := Destination{User: u.User.Username(), Host: u.Hostname()}
 	if p := u.Port(); p != "" {
-		if d.port, err = parsePort(p); err != nil {
+		if d.Port, err = parsePort(p); err != nil {
 			return d, err
 		}
 	}
 	if u.User != nil {
-		if err := checkUserName(d.user); err != nil {
+		if err := checkUserName(d.User); err != nil {
 			return d, err
 		}
 	}
-	return d, checkHostName(d.host)
+	return d, checkHostName(d.Host)
 }
 
 // parsePort parses the SSH port of a destination.
 func parsePort(s string) (int, error) {
 	n, err := netaddr.ParsePort(s)
 	if err != nil {
-		return 0, fmt.Errorf("bootstrap: %w", err)
+		return 0, err
 	}
 	return int(n), nil
 }
@@ -165,10 +114,10 @@ func parsePort(s string) (int, error) {
 // "$(…)"), as OpenSSH 9.6 does (CVE-2023-51385), and glob characters.
 func checkHostName(h string) error {
 	if h == "" {
-		return fmt.Errorf("bootstrap: missing host")
+		return fmt.Errorf("missing host")
 	}
 	if h[0] == '-' || strings.ContainsAny(h, "'`\"$\\;&<>|(){},*?[]") || strings.IndexFunc(h, isSpaceOrControl) >= 0 {
-		return fmt.Errorf("bootstrap: bad host name %q", h)
+		return fmt.Errorf("bad host name %q", h)
 	}
 	return nil
 }
@@ -182,24 +131,25 @@ func checkUserName(u string) error {
 	bad := u == "" || u[0] == '-' || strings.ContainsAny(u, "'`\";&<>|(){}") ||
 		strings.HasSuffix(u, "\\") || strings.IndexFunc(u, isSpaceOrControl) >= 0
 	if bad {
-		return fmt.Errorf("bootstrap: bad user name %q", u)
+		return fmt.Errorf("bad user name %q", u)
 	}
 	return nil
 }
 
 func isSpaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-// String formats d back as [user@]host[:port].
-func (d destination) String() string {
-	s := d.host
+// String formats d back as [user@]host[:port], which [ParseDestination]
+// reads as d.
+func (d Destination) String() string {
+	s := d.Host
 	switch {
-	case d.port != 0:
-		s = net.JoinHostPort(d.host, strconv.Itoa(d.port))
-	case strings.Count(d.host, ":") == 1:
-		s = "[" + d.host + "]" // else the colon reads as a port's
+	case d.Port != 0:
+		s = netaddr.JoinHostPort(d.Host, strconv.Itoa(d.Port))
+	case strings.Count(d.Host, ":") == 1:
+		s = "[" + d.Host + "]" // else the colon reads as a port's
 	}
-	if d.user != "" {
-		s = d.user + "@" + s
+	if d.User != "" {
+		s = d.User + "@" + s
 	}
 	return s
 }
@@ -280,9 +230,9 @@ func underHome(p, home string) string {
 }
 
 // expandPath applies tilde, ${ENV} and %-token expansion to a path option.
-func expandPath(p, home string, tokens map[byte]string) (string, error) {
-	p = expandTilde(p, home)
-	p, err := expandEnv(p, os.LookupEnv)
+func (r *Resolver) expandPath(p string, tokens map[byte]string) (string, error) {
+	p = expandTilde(p, r.Home)
+	p, err := expandEnv(p, r.getenv)
 	if err != nil {
 		return "", err
 	}

@@ -1,10 +1,9 @@
-package bootstrap
+package sshconfig
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // keywordUse is what the built-in client does with an ssh_config keyword.
@@ -89,65 +88,96 @@ var keywords = func() map[string]keyword {
 // line (ssh -o refuses them too).
 var fileOnly = map[string]bool{"host": true, "match": true, "include": true}
 
-// cmdlineOption is one ssh_config setting from the command line.
-type cmdlineOption struct {
+// Option is one ssh_config setting from the command line (ssh -o, -i,
+// -J), checked as the files' are: [ParseOption], [CommandLine].
+type Option struct {
 	keyword string // lower case
 	args    []string
 }
 
-// parseSSHOption parses one --ssh-option (ssh -o) argument: an ssh_config
-// line, "Keyword=value" or "Keyword value". Unknown keywords and the
-// block keywords Host, Match and Include are refused, as ssh refuses
-// them; a value gosh checks in files is checked here too.
-func parseSSHOption(s string) (cmdlineOption, error) {
+// ParseOption parses one ssh -o argument (gosh's --ssh-option): an
+// ssh_config line, "Keyword=value" or "Keyword value". Unknown keywords
+// and the block keywords Host, Match and Include are refused, as ssh
+// refuses them; a value gosh checks in files is checked here too, and an
+// algorithm list must leave an algorithm the built-in client implements.
+func ParseOption(s string) (Option, error) {
 	line := strings.TrimSpace(s)
 	kw, rest := splitKeyword(line)
 	if kw == "" {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: want Keyword=value", s)
+		return Option{}, fmt.Errorf("ssh option %q: want Keyword=value", s)
 	}
 	k, known := keywords[kw]
 	if !known {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: unknown ssh_config keyword", s)
+		return Option{}, fmt.Errorf("ssh option %q: unknown ssh_config keyword", s)
 	}
 	if fileOnly[kw] {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %s works only in a file", s, k.name)
+		return Option{}, fmt.Errorf("ssh option %q: %s works only in a file", s, k.name)
 	}
 	args, err := splitConfigArgs(rest)
 	if rawOptions[kw] && rest != "" {
 		args, err = []string{rest}, nil
 	}
 	if err != nil {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %w", s, err)
+		return Option{}, fmt.Errorf("ssh option %q: %w", s, err)
 	}
 	if len(args) == 0 {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %s needs a value", s, k.name)
+		return Option{}, fmt.Errorf("ssh option %q: %s needs a value", s, k.name)
 	}
 	if err := checkOptionValue(kw, args); err != nil {
-		return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %w", s, err)
+		return Option{}, fmt.Errorf("ssh option %q: %w", s, err)
 	}
 	if l, ok := algorithmKeywords[kw]; ok {
 		// It applies to the destination whatever the files say, so a
 		// list that leaves nothing is a usage error now.
 		spec, _ := parseAlgorithmSpec(args[0]) // checked above
 		if _, _, err := l.resolve(spec); err != nil {
-			return cmdlineOption{}, fmt.Errorf("bootstrap: ssh option %q: %w", s, err)
+			return Option{}, fmt.Errorf("ssh option %q: %w", s, err)
 		}
 	}
-	return cmdlineOption{keyword: kw, args: args}, nil
+	return Option{keyword: kw, args: args}, nil
 }
 
-// CheckSSHOption reports whether s is an ssh_config line gosh accepts
-// from the command line ([Config.SSHOptions], ssh -o), so that a bad one
-// is a usage error before anything runs.
-func CheckSSHOption(s string) error {
-	_, err := parseSSHOption(s)
-	return err
+// CommandLine is the command line's ssh_config settings, in the order
+// they are obtained: jump (ssh -J, a [CheckJump] list; "" for none), the
+// identity files (ssh -i), then the options (ssh -o, as [ParseOption]
+// reads them).
+func CommandLine(jump string, identities, options []string) ([]Option, error) {
+	var opts []Option
+	if jump != "" {
+		if err := CheckJump(jump); err != nil {
+			return nil, err
+		}
+		opts = append(opts, Option{keyword: "proxyjump", args: []string{jump}})
+	}
+	for _, f := range identities {
+		if f == "" {
+			return nil, fmt.Errorf("empty identity file name")
+		}
+		opts = append(opts, Option{keyword: "identityfile", args: []string{f}})
+	}
+	for _, s := range options {
+		o, err := ParseOption(s)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+	}
+	return opts, nil
 }
 
-// unhonoured lists the keywords o holds that the built-in client does
+// Unhonoured lists the keywords set for h that the built-in client does
 // not honour, in the order they were obtained, split into those that
-// change security and the others. Unknown keywords that IgnoreUnknown
-// names are left out, as ssh leaves them.
+// change security (how host keys are checked, rekeying) and the others.
+// A keyword set to what the client does anyway ("CheckHostIP no") is
+// left out, and so are unknown keywords that IgnoreUnknown names, as ssh
+// leaves them.
+func (h *Host) Unhonoured() (security, other []string) {
+	if h.opts == nil {
+		return nil, nil
+	}
+	return unhonoured(h.opts)
+}
+
 func unhonoured(o *hostOptions) (security, other []string) {
 	type kv struct {
 		name  string
@@ -181,49 +211,4 @@ func unhonoured(o *hostOptions) (security, other []string) {
 		}
 	}
 	return security, other
-}
-
-// keywordNotes names each unhonoured keyword once per run, however many
-// hosts (jump hosts, re-dials) use it.
-type keywordNotes struct {
-	mu    sync.Mutex
-	named map[string]bool
-}
-
-// fresh returns the names not named before, and marks them.
-func (n *keywordNotes) fresh(names []string) []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.named == nil {
-		n.named = map[string]bool{}
-	}
-	var out []string
-	for _, name := range names {
-		if !n.named[name] {
-			n.named[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// note writes what the built-in client leaves out of o: the keywords
-// that change security on stderr, the others to the debug log (-v).
-func (n *keywordNotes) note(o *hostOptions, host string, stderr func(string), logf func(string, ...any)) {
-	security, other := unhonoured(o)
-	if s := n.fresh(security); len(s) > 0 {
-		stderr(fmt.Sprintf("gosh: ssh config for %s sets %s, which gosh's built-in SSH client does not honour: "+
-			"it keeps its own host key checks and rekeying (--ssh runs the system ssh, which does)", host, joinAnd(s)))
-	}
-	if s := n.fresh(other); len(s) > 0 {
-		logf("bootstrap: ssh config for %s: not honoured by the built-in client: %s", host, strings.Join(s, ", "))
-	}
-}
-
-// joinAnd joins names as "a", "a and b", "a, b and c".
-func joinAnd(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

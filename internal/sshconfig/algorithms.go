@@ -1,4 +1,4 @@
-package bootstrap
+package sshconfig
 
 import (
 	"errors"
@@ -48,9 +48,9 @@ var certAlgorithms = map[string]string{
 	ssh.KeyAlgoSKED25519:   ssh.CertAlgoSKED25519v01,
 }
 
-// plainAlgorithm is the signature algorithm under a certificate algorithm,
-// or algo itself.
-func plainAlgorithm(algo string) string {
+// PlainAlgorithm is the signature algorithm under a certificate algorithm
+// (ssh-ed25519 for ssh-ed25519-cert-v01@openssh.com), or algo itself.
+func PlainAlgorithm(algo string) string {
 	for plain, cert := range certAlgorithms {
 		if cert == algo {
 			return plain
@@ -108,6 +108,20 @@ var algorithmKeywords = map[string]*algorithmList{
 	"pubkeyacceptedalgorithms": pubkeyList,
 	"pubkeyacceptedkeytypes":   pubkeyList,
 	"casignaturealgorithms":    caSigList,
+}
+
+// AlgorithmKeyword describes an algorithm keyword given in lower case
+// ("ciphers", "kexalgorithms", "macs", "hostkeyalgorithms",
+// "pubkeyacceptedalgorithms", "casignaturealgorithms"): its name as
+// ssh_config(5) spells it and the algorithms of its list the built-in
+// client implements, in its order of preference. ok is false for other
+// keywords.
+func AlgorithmKeyword(keyword string) (name string, known []string, ok bool) {
+	l, ok := algorithmKeywords[keyword]
+	if !ok {
+		return "", nil, false
+	}
+	return keywords[keyword].name, slices.Clone(l.known), true
 }
 
 // algorithmSpec is a parsed algorithm list value.
@@ -208,12 +222,12 @@ func (s algorithmSpec) String() string {
 	return op + strings.Join(s.patterns, ",")
 }
 
-// keyTypeAllowed reports whether a key of type keyType (a PublicKey.Type,
-// possibly a certificate's) may be used under the algorithms allowed, and
-// returns the signature algorithms it may use, in the order of allowed:
-// an RSA key allows rsa-sha2-512, rsa-sha2-256 and ssh-rsa, an RSA
-// certificate their certificate forms.
-func keyTypeAllowed(keyType string, allowed []string) []string {
+// KeyAlgorithms returns the signature algorithms a key of type keyType (a
+// PublicKey.Type, possibly a certificate's) may use under the algorithms
+// allowed (PubkeyAcceptedAlgorithms), in the order of allowed; none means
+// the key may not be used. An RSA key allows rsa-sha2-512, rsa-sha2-256
+// and ssh-rsa, an RSA certificate their certificate forms.
+func KeyAlgorithms(keyType string, allowed []string) []string {
 	var forms []string
 	switch keyType {
 	case ssh.KeyAlgoRSA:
@@ -232,12 +246,12 @@ func keyTypeAllowed(keyType string, allowed []string) []string {
 	return out
 }
 
-// applyAlgorithms resolves the algorithm keywords of o into p.algos. A
-// list that leaves nothing the client implements is an error, as OpenSSH
-// refuses such a list: connecting with other algorithms than the
+// applyAlgorithms resolves the algorithm keywords of o into p.Algorithms.
+// A list that leaves nothing the client implements is an error, as
+// OpenSSH refuses such a list: connecting with other algorithms than the
 // configuration allows would be a silent downgrade.
-func (r *resolver) applyAlgorithms(p *hostParams, o *hostOptions) error {
-	a := &p.algos
+func (r *Resolver) applyAlgorithms(p *Host, o *hostOptions) error {
+	a := &p.Algorithms
 	list := func(keyword string, l *algorithmList) ([]string, byte, error) {
 		v := o.get(keyword)
 		if v == "" {
@@ -245,71 +259,71 @@ func (r *resolver) applyAlgorithms(p *hostParams, o *hostOptions) error {
 		}
 		spec, err := parseAlgorithmSpec(v)
 		if err != nil {
-			return nil, 0, fmt.Errorf("bootstrap: ssh config %s: %w", l.name, err) // checked when read
+			return nil, 0, fmt.Errorf("ssh config %s: %w", l.name, err) // checked when read
 		}
 		algos, skipped, err := l.resolve(spec)
 		if err != nil {
-			return nil, 0, fmt.Errorf("bootstrap: ssh config: %w", err)
+			return nil, 0, fmt.Errorf("ssh config: %w", err)
 		}
-		if len(skipped) > 0 && r.logf != nil {
-			r.logf("bootstrap: ssh config %s: skipping %s (not implemented by the built-in client)", l.name, strings.Join(skipped, ","))
+		if len(skipped) > 0 {
+			r.logf("ssh config %s: skipping %s (not implemented by the built-in client)", l.name, strings.Join(skipped, ","))
 		}
 		return algos, spec.op, nil
 	}
 	var err error
-	if a.ciphers, _, err = list("ciphers", ciphersList); err != nil {
+	if a.Ciphers, _, err = list("ciphers", ciphersList); err != nil {
 		return err
 	}
-	if a.kex, _, err = list("kexalgorithms", kexList); err != nil {
+	if a.Kex, _, err = list("kexalgorithms", kexList); err != nil {
 		return err
 	}
-	if a.macs, _, err = list("macs", macsList); err != nil {
+	if a.MACs, _, err = list("macs", macsList); err != nil {
 		return err
 	}
 	var op byte
-	if a.hostKeys, op, err = list("hostkeyalgorithms", hostKeyList); err != nil {
+	if a.HostKeys, op, err = list("hostkeyalgorithms", hostKeyList); err != nil {
 		return err
 	}
-	a.hostKeysKnownFirst = a.hostKeys == nil || op == '+' || op == '-'
+	a.HostKeysKnownFirst = a.HostKeys == nil || op == '+' || op == '-'
 	pubkey := "pubkeyacceptedalgorithms"
 	if o.before("pubkeyacceptedkeytypes", pubkey) {
 		pubkey = "pubkeyacceptedkeytypes" // the older name, obtained first
 	}
-	if a.pubkey, _, err = list(pubkey, pubkeyList); err != nil {
+	if a.Pubkey, _, err = list(pubkey, pubkeyList); err != nil {
 		return err
 	}
-	if a.caSignature, _, err = list("casignaturealgorithms", caSigList); err != nil {
+	if a.CASignature, _, err = list("casignaturealgorithms", caSigList); err != nil {
 		return err
 	}
-	if a.caSignature == nil {
-		a.caSignature = caSigList.defaults
+	if a.CASignature == nil {
+		a.CASignature = caSigList.defaults
 	}
 	return r.applyLimits(p, o)
 }
 
 // applyLimits resolves RequiredRSASize, RevokedHostKeys and the
-// ServerAlive keywords of o into p.algos.
-func (r *resolver) applyLimits(p *hostParams, o *hostOptions) error {
-	a := &p.algos
-	a.requiredRSASize = defaultRequiredRSASize
+// ServerAlive keywords of o into p.Algorithms.
+func (r *Resolver) applyLimits(p *Host, o *hostOptions) error {
+	a := &p.Algorithms
+	a.RequiredRSASize = defaultRequiredRSASize
 	if v := o.get("requiredrsasize"); v != "" {
-		a.requiredRSASize, _ = strconv.Atoi(v) // checked when read
+		a.RequiredRSASize, _ = strconv.Atoi(v) // checked when read
 	}
 	tok := r.tokens(p)
 	for _, f := range o.args("revokedhostkeys") {
 		if strings.EqualFold(f, "none") {
 			break
 		}
-		x, err := expandPath(f, r.home, tok)
+		x, err := r.expandPath(f, tok)
 		if err != nil {
-			return fmt.Errorf("bootstrap: ssh config RevokedHostKeys: %w", err)
+			return fmt.Errorf("ssh config RevokedHostKeys: %w", err)
 		}
-		a.revokedHostKeys = append(a.revokedHostKeys, underHome(x, r.home))
+		a.RevokedHostKeys = append(a.RevokedHostKeys, underHome(x, r.Home))
 	}
-	a.aliveInterval, _ = parseConfigTime(o.get("serveraliveinterval")) // checked when read; "" is 0
-	a.aliveCountMax = defaultAliveCountMax
+	a.AliveInterval, _ = parseConfigTime(o.get("serveraliveinterval")) // checked when read; "" is 0
+	a.AliveCountMax = defaultAliveCountMax
 	if v := o.get("serveralivecountmax"); v != "" {
-		a.aliveCountMax, _ = strconv.Atoi(v) // checked when read
+		a.AliveCountMax, _ = strconv.Atoi(v) // checked when read
 	}
 	return nil
 }
