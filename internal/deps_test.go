@@ -1,5 +1,5 @@
 // Package internal_test enforces the repository rules that keep gosh's pure
-// cores pure (STYLE.md rule 27): which packages may do I/O, who may read the
+// cores pure (docs/style.md rule 30): which packages may do I/O, who may read the
 // clock or start goroutines, which modules the binary may depend on, and
 // gofmt.
 package internal_test
@@ -250,7 +250,7 @@ func TestLayout(t *testing.T) {
 }
 
 // TestClockAndGoroutines checks that only the I/O shells read the clock or
-// start goroutines (STYLE.md rules 1 and 3).
+// start goroutines (docs/style.md rules 1 and 3).
 func TestClockAndGoroutines(t *testing.T) {
 	root := repoRoot(t)
 	forEachGoFile(t, root, func(rel string, f *ast.File, fset *token.FileSet) {

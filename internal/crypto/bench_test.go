@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// benchSizes are the plaintext sizes of STYLE.md rule 25: a keystroke-sized
+// benchSizes are the plaintext sizes of docs/style.md rule 28: a keystroke-sized
 // message, and the two largest Mosh datagrams (1280-byte path MTU and a
 // 1400-byte payload).
 var benchSizes = []int{64, 1280, 1400}

@@ -372,7 +372,7 @@ func (c *client) write(b []byte) {
 }
 
 // run is the client's session loop (the run loop: the one owner of the
-// session's state and its one timer; STYLE.md rule 3).
+// session's state and its one timer; docs/style.md rule 3).
 func (c *client) run(ctx context.Context) error {
 	ctxDone := ctx.Done()
 	var cancel context.CancelFunc

@@ -210,7 +210,7 @@ type server struct {
 }
 
 // run is the server's session loop (the run loop: the one owner of the
-// session's state and its one timer; STYLE.md rule 3). It is one select
+// session's state and its one timer; docs/style.md rule 3). It is one select
 // over every source the session has, each case a call, which is longer
 // than a page but reads as the list of what can happen.
 func (s *server) run(ctx context.Context) error {

@@ -74,7 +74,7 @@ func TestCompleteDiffOrder(t *testing.T) {
 type hostpbExt struct{ t protoreflect.ExtensionType }
 
 // TestCompleteRoundTrip: the client applies the diff to its copy and gets
-// a state Equal to the server's (STYLE rule 20 for SSP states), for both
+// a state Equal to the server's (docs/style.md rule 23, for SSP states), for both
 // wire profiles.
 func TestCompleteRoundTrip(t *testing.T) {
 	for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC | vt.CapAltScreen} {

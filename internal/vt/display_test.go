@@ -19,7 +19,7 @@ var profiles = []struct {
 	{"plain", vt.DisplayCaps{}},
 }
 
-// checkFrames is the differential oracle (STYLE rule 20): a receiver fed
+// checkFrames is the differential oracle (docs/style.md rule 23): a receiver fed
 // NewFrame(blank→a) shows a, then fed NewFrame(a→b) shows b.
 func checkFrames(t *testing.T, caps vt.DisplayCaps, a, b *vt.Framebuffer) {
 	t.Helper()

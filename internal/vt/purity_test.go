@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestPureCore enforces STYLE rule 1 for this package: no I/O imports, no
+// TestPureCore enforces docs/style.md rule 1 for this package: no I/O imports, no
 // clock, no goroutines in non-test code.
 func TestPureCore(t *testing.T) {
 	files, _ := filepath.Glob("*.go")

@@ -123,8 +123,8 @@ func TestUserStreamSubtract(t *testing.T) {
 	}
 }
 
-// TestUserStreamRandom: Apply(Diff(old, new)) to old equals new (STYLE rule
-// 20 for SSP states), with partial subtraction.
+// TestUserStreamRandom: Apply(Diff(old, new)) to old equals new (docs/style.md
+// rule 23, for SSP states), with partial subtraction.
 func TestUserStreamRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for range 500 {
