@@ -58,6 +58,7 @@
 //
 // # Errors
 //
-// Errors are one line, without a package prefix ("ssh config FILE line
-// N: bad Port \"x\"", "bad host name \"-x\""): callers add their own.
+// Errors are one line, without a package prefix (ssh config FILE line N:
+// bad Port "x"; bad host name "-x"): callers add their own, as
+// internal/bootstrap adds "bootstrap: ".
 package sshconfig
