@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -293,23 +294,25 @@ func TestRemoteForward(t *testing.T) {
 // By default a -R that asks for every interface listens on the loopback
 // address, and the client's notification bar says so; a server that does
 // not listen for its clients refuses -R, and one that does not dial for
-// them refuses -L, each refusal on the bar.
+// them refuses -L, each refusal on the bar. Notices that come at once
+// (the -R clamped, the -L refused, in either order) are each shown.
 func TestForwardPolicy(t *testing.T) {
 	const rName = "-R 0.0.0.0:8080:localhost:3000"
+	const clamped = rName + ": the server listens on 127.0.0.1:8080 only"
 	for _, tc := range []struct {
 		name   string
 		policy session.ForwardPolicy
-		listen string // where the server listens, "" nowhere
-		bar    string
-		local  bool // try a -L connection
+		listen string   // where the server listens, "" nowhere
+		bars   []string // each shown on the bar, in any order
+		local  bool     // try a -L connection
 	}{
 		{"default", session.ForwardPolicy{}, "127.0.0.1:8080",
-			rName + ": the server listens on 127.0.0.1:8080 only", false},
-		{"clientspecified", session.ForwardPolicy{Gateway: session.GatewayClientSpecified}, "0.0.0.0:8080", "", false},
+			[]string{clamped}, false},
+		{"clientspecified", session.ForwardPolicy{Gateway: session.GatewayClientSpecified}, "0.0.0.0:8080", nil, false},
 		{"no remote", session.ForwardPolicy{TCP: session.TCPLocal}, "",
-			rName + ": refused by the server (allow-tcp", false},
+			[]string{rName + ": refused by the server (allow-tcp"}, false},
 		{"no local", session.ForwardPolicy{TCP: session.TCPRemote}, "127.0.0.1:8080",
-			"-L 5432:db:5432: refused by the server (allow-tcp-forwarding remote)", true},
+			[]string{clamped, "-L 5432:db:5432: refused by the server (allow-tcp-forwarding remote)"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -353,8 +356,14 @@ func TestForwardPolicy(t *testing.T) {
 					}
 					c.Close()
 				}
-				if tc.bar != "" {
-					r.waitScreen(tc.bar, 5*time.Second)
+				if len(tc.bars) > 0 {
+					seen := make([]bool, len(tc.bars))
+					r.waitFor(fmt.Sprintf("%q on the bar", tc.bars), 10*time.Second, func() bool {
+						for i, b := range tc.bars {
+							seen[i] = seen[i] || r.term.Contains(b)
+						}
+						return !slices.Contains(seen, false)
+					})
 				} else {
 					time.Sleep(2 * time.Second)
 					if r.term.Contains("listens") || r.term.Contains("refused") {

@@ -702,10 +702,12 @@ func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error)
 // channelClosed tells the user on the notification bar what the server
 // said about a forward: why it refused or closed a connection (it could
 // not listen for a -R, its policy forbids it, the destination refused),
-// or where it listens for a -R when not where asked.
+// or where it listens for a -R when not where asked. Several can come at
+// once, in any order (the server listens for a -R in a goroutine, and
+// refuses a -L in its loop): each waits for the one before to be seen.
 func (c *client) channelClosed(label, why string) {
 	if label != "" && why != "" {
-		c.notify.Set(label+": "+why, false, errorMessageLife, time.Now())
+		c.notify.Queue(label+": "+why, time.Now())
 		c.logf("%s: %s", label, why)
 	}
 }

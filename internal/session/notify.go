@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -31,7 +32,18 @@ type notifier struct {
 	lastServer time.Time // newest server state (or the start)
 	lastReply  time.Time // send time of the newest state the server acked (or the start)
 	via        string    // how the session is carried, when not by UDP (SetVia)
+	queued     bool      // msg came from Queue: a later Queue waits for it
+	waiting    []string  // Queue's messages behind msg, each shown for queueLife
 }
+
+// queueLife is how long each of Queue's messages shows, and maxWaiting
+// how many may wait behind the one shown: more are dropped (the log has
+// them all), so a peer's flood of notices holds the bar for half a
+// minute at most.
+const (
+	queueLife  = errorMessageLife
+	maxWaiting = 8
+)
 
 // SetVia says whether the session is carried over the relay (SSH) rather
 // than UDP: the bar then says so whenever it shows.
@@ -51,13 +63,45 @@ func (n *notifier) Set(msg string, permanent bool, life time.Duration, now time.
 	if n.permanent && !permanent {
 		return
 	}
-	n.msg, n.permanent, n.expires, n.bare = msg, permanent, now.Add(life), false
+	n.msg, n.permanent, n.expires, n.bare, n.queued = msg, permanent, now.Add(life), false, false
+}
+
+// Queue shows msg for queueLife once the messages Queue showed before it
+// have had theirs: a forward's notices, several of which may come at once
+// (a -R the server clamps, a -L it refuses), are each seen rather than
+// replacing one another. A message already shown or waiting is not
+// repeated.
+func (n *notifier) Queue(msg string, now time.Time) {
+	n.expire(now)
+	switch {
+	case n.msg == msg && n.queued, slices.Contains(n.waiting, msg):
+		return
+	case n.permanent || n.msg != "" && n.queued:
+		if len(n.waiting) < maxWaiting {
+			n.waiting = append(n.waiting, msg)
+		}
+		return
+	}
+	n.Set(msg, false, queueLife, now)
+	n.queued = true
+}
+
+// expire drops a non-permanent message whose time is up, and shows the
+// next one waiting (Queue).
+func (n *notifier) expire(now time.Time) {
+	if n.msg != "" && !n.permanent && !now.Before(n.expires) {
+		n.msg = ""
+	}
+	if n.msg == "" && !n.permanent && len(n.waiting) > 0 {
+		n.Set(n.waiting[0], false, queueLife, now)
+		n.queued, n.waiting = true, n.waiting[1:]
+	}
 }
 
 // SetBare shows msg without the quit hint until replaced (the escape key's
 // command list).
 func (n *notifier) SetBare(msg string) {
-	n.msg, n.permanent, n.bare = msg, true, true
+	n.msg, n.permanent, n.bare, n.queued = msg, true, true, false
 }
 
 // Clear removes a non-permanent message.
@@ -78,9 +122,7 @@ func (n *notifier) ServerHeard(now, acked time.Time) {
 
 // Text is the bar's text at now, or "" if no bar is shown.
 func (n *notifier) Text(now time.Time) string {
-	if n.msg != "" && !n.permanent && !now.Before(n.expires) {
-		n.msg = ""
-	}
+	n.expire(now)
 	serverLate := now.Sub(n.lastServer) > serverLateAfter
 	replyLate := now.Sub(n.lastReply) > replyLateAfter
 	if n.msg == "" && !serverLate && !replyLate {
@@ -125,6 +167,7 @@ func humanDuration(d time.Duration, short bool) string {
 
 // NextDeadline is when the bar's text may next change, or the zero time.
 func (n *notifier) NextDeadline(now time.Time) time.Time {
+	n.expire(now)
 	var d time.Time
 	earliest := func(t time.Time) {
 		if d.IsZero() || t.Before(d) {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,5 +150,66 @@ func TestNotifierNextDeadline(t *testing.T) {
 	late := t0.Add(8 * time.Second)
 	if d := n.NextDeadline(late); d.Sub(late) != barRefresh {
 		t.Errorf("counting deadline = %v, want %v", d.Sub(late), barRefresh)
+	}
+}
+
+// TestNotifierQueue: messages that come at once through Queue (a
+// forward's notices) are each shown for their time, in turn, rather than
+// the last replacing the others; a repeat of one shown or waiting is not
+// shown again; a permanent message holds them back until it is cleared,
+// and Set still replaces what is shown.
+func TestNotifierQueue(t *testing.T) {
+	t0 := time.Unix(5000, 0)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	n := newNotifier(t0, "")
+	n.ServerHeard(at(time.Hour), at(time.Hour)) // never late
+	bar := func(d time.Duration) string { return n.Text(at(d)) }
+	n.Queue("-R 8080: the server listens on 127.0.0.1:8080 only", at(0))
+	n.Queue("-L 5432: refused", at(0))
+	n.Queue("-L 5432: refused", at(time.Millisecond)) // a second connection refused
+	n.Queue("-R 8080: the server listens on 127.0.0.1:8080 only", at(time.Millisecond))
+	for _, step := range []struct {
+		at   time.Duration
+		want string
+	}{
+		{0, "gosh: -R 8080: the server listens on 127.0.0.1:8080 only"},
+		{queueLife - time.Millisecond, "gosh: -R 8080: the server listens on 127.0.0.1:8080 only"},
+		{queueLife, "gosh: -L 5432: refused"},
+		{2*queueLife - time.Millisecond, "gosh: -L 5432: refused"},
+		{2 * queueLife, ""},
+	} {
+		if got := bar(step.at); got != step.want {
+			t.Errorf("at %v: bar = %q, want %q", step.at, got, step.want)
+		}
+	}
+	if d := n.NextDeadline(at(10 * time.Second)); !d.After(at(10 * time.Second)) {
+		t.Errorf("deadline %v is not ahead", d)
+	}
+
+	n.SetBare("Commands: ...")
+	n.Queue("-L 5432: refused", at(20*time.Second))
+	if got, want := bar(30*time.Second), "gosh: Commands: ..."; got != want {
+		t.Errorf("behind a permanent message: bar = %q, want %q", got, want)
+	}
+	n.permanent = false
+	n.Clear()
+	if got, want := bar(31*time.Second), "gosh: -L 5432: refused"; got != want {
+		t.Errorf("after the permanent message: bar = %q, want %q", got, want)
+	}
+	if d := n.NextDeadline(at(31 * time.Second)); !d.After(at(31*time.Second)) || d.After(at(31*time.Second+queueLife)) {
+		t.Errorf("deadline = %v, want by the time the message expires", d.Sub(t0))
+	}
+	n.Set("The relay over SSH ended: EOF", false, errorMessageLife, at(32*time.Second))
+	if got, want := bar(32*time.Second), "gosh: The relay over SSH ended: EOF"; got != want {
+		t.Errorf("Set: bar = %q, want %q", got, want)
+	}
+	for i := range 2 * maxWaiting {
+		n.Queue(fmt.Sprint("notice ", i), at(40*time.Second))
+	}
+	if got, want := bar(40*time.Second), "gosh: notice 0"; got != want {
+		t.Errorf("bar = %q, want %q", got, want)
+	}
+	if len(n.waiting) != maxWaiting {
+		t.Errorf("%d waiting, want at most %d", len(n.waiting), maxWaiting)
 	}
 }
