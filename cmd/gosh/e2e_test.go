@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -817,13 +818,56 @@ func startEchoServer(t *testing.T) netip.AddrPort {
 	return ln.Addr().(*net.TCPAddr).AddrPort()
 }
 
-// freeTCPPort returns a loopback TCP port that was free a moment ago.
+// handedOut are the ports freeTCPPort returned in this process.
+var handedOut struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// freeTCPPort returns a loopback TCP port that was free a moment ago, and
+// that it never returned before in this process. The kernel may give the
+// same free port to consecutive listens: TestE2EPortForwarding's -D and
+// -R then shared one (about one run in 2000 has two of its three ports
+// equal), the client listened there for -D, the server could not for -R,
+// and the test's -R connection reached the SOCKS listener, which reset it.
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[int]bool{}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	var held []net.Listener // ports given out before: kept so the kernel picks another
+	defer func() {
+		for _, ln := range held {
+			ln.Close()
+		}
+	}()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if !handedOut.ports[port] {
+			ln.Close()
+			handedOut.ports[port] = true
+			return port
+		}
+		held = append(held, ln)
+	}
+}
+
+// TestFreeTCPPort: freeTCPPort never returns a port twice (a thousand
+// ports from the kernel's range of some 14 000 for listens would repeat
+// some forty times).
+func TestFreeTCPPort(t *testing.T) {
+	seen := map[int]bool{}
+	for range 1000 {
+		p := freeTCPPort(t)
+		if seen[p] {
+			t.Fatalf("port %d returned twice", p)
+		}
+		seen[p] = true
+	}
 }
