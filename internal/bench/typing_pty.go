@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/keylat"
@@ -53,9 +54,38 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		// milliseconds, and the reference would miss it (a Backspace
 		// under the race detector, in CI).
 		m.quietAfter(typed, settle(k.Key), 5*time.Second)
+		if strings.ContainsAny(k.Key, "\r\n") && awaitReader(prog.Canonical, readerTimeout) {
+			m.quiet(settle(k.Key), 5*time.Second) // the program started: its first screen
+		}
 		refs[i] = m.screen()
 	}
 	return refs, nil
+}
+
+// readerTimeout bounds the reference's wait for a program to read the
+// terminal key by key after an Enter: one that reads lines (cat) never
+// does.
+const readerTimeout = 10 * time.Second
+
+// awaitReader waits, at most limit, until the terminal leaves canonical
+// mode (canonical reports it): until the program an Enter ran reads key
+// by key, as bash, python's REPL, vim and less do, or the shell reads its
+// next command. The settling time alone does not tell: python3 says
+// nothing for the first 100 ms of its start, on a loaded machine for
+// seconds, and the keys typed meanwhile would be echoed by the kernel on
+// a line of their own, a screen no session ever shows after them (which
+// made every later keystroke of the python workload "never shown" or
+// wrong, one run in five on a loaded machine). It reports whether it
+// waited; where the mode is unknown (canonical fails) it does not.
+func awaitReader(canonical func() (bool, error), limit time.Duration) bool {
+	end := time.Now().Add(limit)
+	for waited := false; ; waited = true {
+		c, err := canonical()
+		if err != nil || !c || time.Now().After(end) {
+			return waited && err == nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // typeOver runs the workload through one transport: it waits for the
