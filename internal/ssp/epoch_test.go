@@ -162,3 +162,49 @@ func TestExitWithShutdown(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionUntilAcked: a server's session ID reaches its client, goes
+// in every instruction until the client has acknowledged a state sent
+// with it and in none after. A server that sets none sends none.
+func TestSessionUntilAcked(t *testing.T) {
+	s := newSim(t, 24, lan, lan, ssp.Config{})
+	var with, without int // the server's instructions with and without it
+	s.onSend = func(toSrv bool, _ time.Time, d []byte) {
+		if toSrv {
+			return
+		}
+		if _, in := decode(t, s.key, d); string(in.GoshSession) == "0123abcd" {
+			with++
+		} else if len(in.GoshSession) == 0 {
+			without++
+		} else {
+			t.Errorf("the server sent session %q", in.GoshSession)
+		}
+	}
+	s.client.Current().Append([]byte("x"))
+	s.server.Current().Append([]byte("screen"))
+	s.runUntil(s.now.Add(5*time.Second), s.converged)
+	if with != 0 || s.client.PeerSession() != "" {
+		t.Fatalf("a server without a session ID sent %d with one; the client holds %q", with, s.client.PeerSession())
+	}
+
+	s.server.SetSession("0123abcd")
+	s.server.Current().Append([]byte(" more"))
+	if !s.runUntil(s.now.Add(5*time.Second), s.converged) {
+		t.Fatal("no convergence")
+	}
+	if got := s.client.PeerSession(); got != "0123abcd" {
+		t.Fatalf("the client holds session %q, want 0123abcd", got)
+	}
+	if with == 0 {
+		t.Fatal("no instruction carried the session")
+	}
+	s.run(time.Second) // the client's ack arrives
+	with, without = 0, 0
+	s.server.Current().Append([]byte(" and more"))
+	s.runUntil(s.now.Add(5*time.Second), s.converged)
+	s.run(10 * time.Second) // heartbeats
+	if with != 0 || without == 0 {
+		t.Errorf("after the client acknowledged it: %d instructions with the session, %d without", with, without)
+	}
+}

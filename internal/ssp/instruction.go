@@ -22,6 +22,7 @@ const (
 	fieldGoshResumeFrom  protowire.Number = 10
 	fieldGoshNotice      protowire.Number = 11
 	fieldGoshExit        protowire.Number = 12
+	fieldGoshSession     protowire.Number = 13
 )
 
 var errInstruction = errors.New("ssp: malformed instruction")
@@ -33,7 +34,7 @@ var errInstruction = errors.New("ssp: malformed instruction")
 //
 // Its codec is written by hand with protowire: [Instruction.AppendBinary]
 // writes fields 1 to 7 in field order, always, as Mosh does (an empty Diff
-// is 32 00), and gosh's fields 8 to 12 only when they are non-zero.
+// is 32 00), and gosh's fields 8 to 13 only when they are non-zero.
 type Instruction struct {
 	ProtocolVersion uint32 // always ProtocolVersion when sent
 	OldNum          uint64 // the receiver state the diff starts from
@@ -58,6 +59,10 @@ type Instruction struct {
 	// ended (docs/protocol.md section 12.5); the session layer gives the
 	// value its meaning.
 	GoshExit uint64
+	// GoshSession (field 13; empty = absent) is, from a server, the
+	// session's ID on its host (docs/protocol.md section 12.4); the
+	// session layer checks it.
+	GoshSession []byte
 }
 
 // AppendBinary appends the protobuf encoding of in to b. It never fails; the
@@ -87,6 +92,10 @@ func (in *Instruction) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if in.GoshExit != 0 {
 		b = appendVarintField(b, fieldGoshExit, in.GoshExit)
+	}
+	if len(in.GoshSession) > 0 {
+		b = protowire.AppendTag(b, fieldGoshSession, protowire.BytesType)
+		b = protowire.AppendBytes(b, in.GoshSession)
 	}
 	return b, nil
 }
@@ -126,10 +135,12 @@ func (in *Instruction) consumeField(num protowire.Number, typ protowire.Type, b 
 			in.setVarint(num, v)
 		}
 		return n
-	case typ == protowire.BytesType && num == fieldGoshNotice:
+	case typ == protowire.BytesType && (num == fieldGoshNotice || num == fieldGoshSession):
 		v, n := protowire.ConsumeBytes(b)
-		if n >= 0 {
+		if n >= 0 && num == fieldGoshNotice {
 			in.GoshNotice = v
+		} else if n >= 0 {
+			in.GoshSession = v
 		}
 		return n
 	case typ == protowire.BytesType && (num == fieldDiff || num == fieldChaff):
@@ -185,5 +196,6 @@ func (in *Instruction) sameHeader(other *Instruction) bool {
 		in.AckNum == other.AckNum && in.ThrowawayNum == other.ThrowawayNum &&
 		in.GoshCaps == other.GoshCaps && bytes.Equal(in.Chaff, other.Chaff) &&
 		in.GoshEpoch == other.GoshEpoch && in.GoshResumeFrom == other.GoshResumeFrom &&
-		bytes.Equal(in.GoshNotice, other.GoshNotice) && in.GoshExit == other.GoshExit
+		bytes.Equal(in.GoshNotice, other.GoshNotice) && in.GoshExit == other.GoshExit &&
+		bytes.Equal(in.GoshSession, other.GoshSession)
 }

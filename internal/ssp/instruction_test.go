@@ -78,6 +78,8 @@ func TestParseInstructionProtobufSemantics(t *testing.T) {
 		{"unknown bytes skipped", "7203abcdef" + "0802", Instruction{ProtocolVersion: 2}},
 		{"gosh epoch fields", "4803" + "5007" + "5a02686b" + "0802", Instruction{ProtocolVersion: 2, GoshEpoch: 3, GoshResumeFrom: 7, GoshNotice: []byte("hk")}},
 		{"gosh exit field", "608302" + "0802", Instruction{ProtocolVersion: 2, GoshExit: 0x103}},
+		{"gosh session field", "6a083031323361626364" + "0802", Instruction{ProtocolVersion: 2, GoshSession: []byte("0123abcd")}},
+		{"gosh session, last wins", "6a0161" + "6a0162", Instruction{GoshSession: []byte("b")}},
 		{"unknown fixed32/64 skipped", "5d01020304" + "590102030405060708" + "0802", Instruction{ProtocolVersion: 2}},
 		{"unknown group skipped", "5b" + "0801" + "5c" + "0802", Instruction{ProtocolVersion: 2}},
 		{"known field, wrong wire type, skipped", "0d02000000" + "1003", Instruction{OldNum: 3}},
@@ -133,7 +135,7 @@ func checkAgainstProto(t *testing.T, b []byte) {
 		ProtocolVersion: pb.GetProtocolVersion(), OldNum: pb.GetOldNum(), NewNum: pb.GetNewNum(),
 		AckNum: pb.GetAckNum(), ThrowawayNum: pb.GetThrowawayNum(), Diff: pb.GetDiff(), Chaff: pb.GetChaff(),
 		GoshCaps: pb.GetGoshCaps(), GoshEpoch: pb.GetGoshEpoch(), GoshResumeFrom: pb.GetGoshResumeFrom(), GoshNotice: pb.GetGoshNotice(),
-		GoshExit: pb.GetGoshExit(),
+		GoshExit: pb.GetGoshExit(), GoshSession: pb.GetGoshSession(),
 	}
 	if !instructionsEqual(&got, &want) {
 		t.Fatalf("ParseInstruction(%x) = %+v, proto.Unmarshal gives %+v", b, got, want)
@@ -169,6 +171,9 @@ func randomInstruction(r *rand.Rand) Instruction {
 	if r.IntN(4) == 0 {
 		in.GoshExit = num()
 	}
+	if r.IntN(4) == 0 {
+		in.GoshSession = bytesN(16)
+	}
 	return in
 }
 
@@ -190,6 +195,9 @@ func TestInstructionDifferential(t *testing.T) {
 		}
 		if in.GoshExit != 0 {
 			pb.GoshExit = proto.Uint64(in.GoshExit)
+		}
+		if len(in.GoshSession) > 0 {
+			pb.GoshSession = in.GoshSession
 		}
 		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(pb)
 		if err != nil {

@@ -120,6 +120,13 @@ type Transport[L State[L], R State[R]] struct {
 	peerNotice string        // the server's notice to this client
 	exit       uint64        // GoshExit, sent in every instruction (server)
 	peerExit   uint64        // the server's GoshExit (client)
+	// session is GoshSession, sent (server) until the client acknowledges
+	// a state numbered sessionFrom or above: every instruction carrying
+	// such a state carries it.
+	session     []byte
+	sessionFrom uint64
+	sessionHeld bool   // the client has the session
+	peerSession string // the server's GoshSession (client)
 	// roundtrip is the send time of the newest local state the peer has
 	// acknowledged, as of the last instruction received (zero before).
 	roundtrip     time.Time
@@ -226,6 +233,10 @@ func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error)
 	t.chaff = t.rand.appendChaff(t.chaff[:0])
 	in.Chaff, in.GoshCaps = t.chaff, t.cfg.LocalCaps
 	in.GoshEpoch, in.GoshNotice, in.GoshExit = t.epoch, t.notice, t.exit
+	in.GoshSession = nil
+	if !t.sessionHeld {
+		in.GoshSession = t.session
+	}
 	if !t.cfg.Server {
 		in.GoshResumeFrom = t.resumeFrom
 	}
@@ -338,6 +349,12 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 	if in.GoshExit != 0 && !t.cfg.Server {
 		t.peerExit = in.GoshExit
 	}
+	if len(in.GoshSession) > 0 && !t.cfg.Server {
+		t.peerSession = string(in.GoshSession)
+	}
+	if len(t.session) > 0 && in.AckNum >= t.sessionFrom {
+		t.sessionHeld = true
+	}
 	t.sender.ackArrived(now, in.AckNum)
 	t.roundtrip = t.sender.sent[0].at
 	res, err := t.receiver.Apply(now, in)
@@ -393,6 +410,7 @@ func (t *Transport[L, R]) restart(now time.Time) {
 	t.sender = s
 	t.receiver = newReceiver(remote, now)
 	t.roundtrip = time.Time{}
+	t.sessionFrom, t.sessionHeld = 1, false // the new epoch's client may lack it
 }
 
 // SetEpochStates lets a server follow a client into a new epoch: init
@@ -434,6 +452,22 @@ func (t *Transport[L, R]) SetExit(v uint64) { t.exit = v }
 
 // PeerExit returns the newest non-zero GoshExit the server sent (0: none).
 func (t *Transport[L, R]) PeerExit() uint64 { return t.peerExit }
+
+// SetSession makes a server send id as GoshSession, the session's ID on
+// its host (docs/protocol.md section 12.4), in every instruction until the
+// client has acknowledged a state sent with it, and again after each new
+// epoch; "" sends none. Setting the same id again changes nothing.
+func (t *Transport[L, R]) SetSession(id string) {
+	if id == string(t.session) {
+		return
+	}
+	t.session = []byte(id)
+	t.sessionFrom = t.sender.sent[len(t.sender.sent)-1].num + 1
+	t.sessionHeld = false
+}
+
+// PeerSession returns the newest GoshSession the server sent ("" if none).
+func (t *Transport[L, R]) PeerSession() string { return t.peerSession }
 
 // Freeze makes the transport stop following the live local state: it
 // keeps a copy of the state as it is now, so that the caller may hand the

@@ -52,7 +52,13 @@ type Instruction struct {
 	// section 12.5): 0x100 | status for an exit, 0x200 | signal for a
 	// program killed by a signal; omitted when unknown. Sent only to a
 	// client that advertised the exit-status bit in gosh_caps.
-	GoshExit      *uint64 `protobuf:"varint,12,opt,name=gosh_exit,json=goshExit" json:"gosh_exit,omitempty"`
+	GoshExit *uint64 `protobuf:"varint,12,opt,name=gosh_exit,json=goshExit" json:"gosh_exit,omitempty"`
+	// gosh_session is, from a server, the session's ID on its host
+	// (docs/protocol.md section 12.4): 8 lowercase hex digits, as gosh
+	// sessions lists it. Sent only to a client that advertised the
+	// session-ID bit in gosh_caps, until it acknowledges a state sent with
+	// it.
+	GoshSession   []byte `protobuf:"bytes,13,opt,name=gosh_session,json=goshSession" json:"gosh_session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,11 +177,18 @@ func (x *Instruction) GetGoshExit() uint64 {
 	return 0
 }
 
+func (x *Instruction) GetGoshSession() []byte {
+	if x != nil {
+		return x.GoshSession
+	}
+	return nil
+}
+
 var File_transportinstruction_proto protoreflect.FileDescriptor
 
 const file_transportinstruction_proto_rawDesc = "" +
 	"\n" +
-	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\xf6\x02\n" +
+	"\x1atransportinstruction.proto\x12\x10TransportBuffers\"\x99\x03\n" +
 	"\vInstruction\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x17\n" +
 	"\aold_num\x18\x02 \x01(\x04R\x06oldNum\x12\x17\n" +
@@ -191,7 +204,8 @@ const file_transportinstruction_proto_rawDesc = "" +
 	" \x01(\x04R\x0egoshResumeFrom\x12\x1f\n" +
 	"\vgosh_notice\x18\v \x01(\fR\n" +
 	"goshNotice\x12\x1b\n" +
-	"\tgosh_exit\x18\f \x01(\x04R\bgoshExitB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
+	"\tgosh_exit\x18\f \x01(\x04R\bgoshExit\x12!\n" +
+	"\fgosh_session\x18\r \x01(\fR\vgoshSessionB5H\x03Z1github.com/gosh-term/gosh/internal/pb/transportpb"
 
 var (
 	file_transportinstruction_proto_rawDescOnce sync.Once
