@@ -99,6 +99,11 @@ type ClientConfig struct {
 	// arrives, whether the server is gosh's (it advertised gosh_caps),
 	// which can resume a session.
 	GoshServer func(gosh bool)
+	// SessionID, if not nil, is told the session's ID on its host when a
+	// gosh server tells it (docs/protocol.md section 12.4): 8 lowercase
+	// hex digits, once per ID. A client that got the ID elsewhere (the
+	// detach notice of gosh server new) may ignore it.
+	SessionID func(id string)
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
@@ -179,8 +184,9 @@ type client struct {
 	keys      []byte // typed input waiting for room in the window
 	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
-	connected bool // a server state has arrived
-	detached  bool // the terminal went away; leave the session running
+	connected bool   // a server state has arrived
+	sessionID string // the server's GoshSession, as last taken (sessionid.go)
+	detached  bool   // the terminal went away; leave the session running
 	cols      int
 	rows      int
 	resetDone bool // deinit already ran
@@ -254,7 +260,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		_, remote = epochStatesClient()
 	}
 	c.histNext = cfg.ResumeFrom
-	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit
+	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
 	if cfg.stock {
 		localCaps = 0
 	}
@@ -596,6 +602,7 @@ func (c *client) receive(d ssp.Datagram) {
 		return
 	}
 	c.chans.flushAll() // acks may have made room
+	c.takeSessionID()
 	if d.Relayed {
 		c.fb.relayHeard(d.At)
 	} else {

@@ -70,6 +70,11 @@ type ServerConfig struct {
 	// server keeps for a gosh client's scrollback (the zero value:
 	// DefaultScrollback).
 	Scrollback Scrollback
+	// SessionID is the session's ID on its host (8 lowercase hex digits,
+	// the daemon's, as gosh sessions lists it), which the server tells a
+	// gosh client that takes it (docs/protocol.md section 12.4); ""
+	// tells none.
+	SessionID string
 	// Control, if not nil, delivers requests from the daemon's control
 	// socket (gosh sessions, gosh connect --attach): see [ControlRequest].
 	Control <-chan ControlRequest
@@ -137,7 +142,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 
 // serverTransport is the transport configuration of a server with key.
 func serverTransport(cfg ServerConfig, key gcrypto.Key, logf func(string, ...any)) ssp.Config {
-	caps := uint64(goshCaps) | capChannels | capScrollback | capExit
+	caps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
 	if cfg.stock {
 		caps = 0
 	}
@@ -296,6 +301,9 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 		s.term.SetWireCaps(vt.Caps(peer) & goshCaps)
 		if peer&capExit != 0 {
 			s.tr.SetExit(s.exitValue) // before the shutdown that carries it
+		}
+		if peer&capSession != 0 {
+			s.tr.SetSession(s.cfg.SessionID)
 		}
 	}
 	s.pushScrollback()
