@@ -21,6 +21,7 @@ import (
 // or a stock mosh-server) goes on without one.
 type savedSession struct {
 	file    *resume.File
+	dir     string    // the records' directory (resume.Dir)
 	resumed bool      // this run resumes the session (a new epoch)
 	flushed time.Time // the scrollback position was last written
 }
@@ -82,7 +83,7 @@ func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	o.Destination = pick.Host
-	return &savedSession{file: f, resumed: true}, nil
+	return &savedSession{file: f, dir: dir, resumed: true}, nil
 }
 
 // pickRecord is the saved session to resume from recs (newest first):
@@ -151,7 +152,7 @@ func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id s
 		logf("not saving the session for resuming: %v", err)
 		return nil
 	}
-	return &savedSession{file: f}
+	return &savedSession{file: f, dir: dir}
 }
 
 // forgetSession removes the detached records of session id on host: the
@@ -195,6 +196,20 @@ func (s *savedSession) configure(cfg *session.ClientConfig) {
 		s.file.SetGosh(gosh)
 		_ = s.file.Flush()
 	}
+	cfg.SessionID = s.named
+}
+
+// named records the session's ID on its host as its server told it (a
+// --direct client never sees the detach notice that names it), so that
+// the session is known by one ID here as there; detached records of the
+// same session, which a takeover left stale, are forgotten.
+func (s *savedSession) named(id string) {
+	r := s.file.Record()
+	if r.Session == id || s.file.SetSession(id) != nil {
+		return
+	}
+	_ = s.file.Flush()
+	forgetSession(s.dir, r.Host, id)
 }
 
 // end settles the record after the session, and returns err: a session

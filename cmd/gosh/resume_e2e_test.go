@@ -5,6 +5,8 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -166,4 +168,39 @@ func BenchmarkResumeAfterKill(b *testing.B) {
 	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "ms-max")
 	tm.Send("exit\r")
 	tm.WaitForText(10*time.Second, "client-exit=0")
+}
+
+// TestE2EDirectSessionID: a client started with gosh connect --direct
+// never sees gosh server new's detach notice, yet its saved session is
+// known by the ID gosh server list shows (the server tells it, protocol
+// 12.4): after the client is killed, gosh connect --resume ID resumes the
+// same shell.
+func TestE2EDirectSessionID(t *testing.T) {
+	t.Parallel()
+	runtime := t.TempDir()
+	server := startGoshServer(t, "XDG_RUNTIME_DIR="+runtime)
+	id := server.Session
+	if id == "" {
+		t.Fatal("gosh server new named no session")
+	}
+	state := t.TempDir()
+	env := append(append([]string{}, localeEnv...), "XDG_STATE_HOME="+state)
+	tm := e2etest.NewTmux(t, 80, 24, env, clientWrapper(t.TempDir(), goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	tm.Send("MARK=direct-$((6*7)); echo set-$MARK\r")
+	tm.WaitForText(10*time.Second, "set-direct-42")
+	killClient(t, tm)
+
+	list := exec.Command(goshBin, "server", "list")
+	list.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+	out, err := list.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), id) {
+		t.Fatalf("gosh server list = %v, %q; want session %s", err, out, id)
+	}
+	again := e2etest.NewTmux(t, 80, 24, env, clientWrapper(t.TempDir(), goshBin+" connect --resume "+id)...)
+	again.WaitForText(10*time.Second, "set-direct-42") // the whole screen
+	again.Send("echo mark=$MARK\r")
+	again.WaitForText(10*time.Second, "mark=direct-42")
+	again.Send("exit\r")
+	again.WaitForText(10*time.Second, "client-exit=0")
 }

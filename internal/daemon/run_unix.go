@@ -65,6 +65,7 @@ func Run(ctx context.Context) error {
 		sc.Control = ctl.Requests()
 		id = ctl.facts.ID
 	}
+	sc.SessionID = id // a gosh client started with --direct learns it so
 	report(status{Port: sc.Conn.LocalAddr().Port(), Key: sc.Key.Base64(), Session: id})
 	sigs, stop := serverSignals()
 	defer stop()

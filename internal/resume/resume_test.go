@@ -673,6 +673,29 @@ func TestSessionName(t *testing.T) {
 	}
 }
 
+// TestSetSession: a record made without the server's session ID (gosh
+// connect --direct) takes it when the server tells it, keeps it on disk
+// and is known by it from then on; what is not a session ID is refused.
+func TestSetSession(t *testing.T) {
+	dir := testDir(t)
+	f := mustCreate(t, dir, newRecord("192.0.2.1"))
+	id := f.Record().ID
+	for _, bad := range []string{"", "0123ABCD", "0123abc", "../0123a", "0123abcde"} {
+		if err := f.SetSession(bad); err == nil {
+			t.Errorf("SetSession(%q) = nil, want an error", bad)
+		}
+	}
+	if err := f.SetSession("0123abcd"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := onDisk(t, dir, id); got.Session != "0123abcd" || got.Name() != "0123abcd" {
+		t.Errorf("on disk: session %q, name %q; want 0123abcd", got.Session, got.Name())
+	}
+}
+
 func TestRecordStringHidesKey(t *testing.T) {
 	r := newRecord("host")
 	r.Key = "c2VjcmV0c2VjcmV0c2VjcmV0"[:22]
