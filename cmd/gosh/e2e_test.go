@@ -303,10 +303,16 @@ func TestE2ERoaming(t *testing.T) {
 // TestE2ELargePaste: a paste much larger than the terminal's buffers into a
 // program that echoes it (cat in cooked mode) does not deadlock the server,
 // which stock mosh-server can.
+//
+// The paste waits for a line the shell prints after reading the command:
+// until then readline holds the terminal in its own mode, without ICRNL,
+// and a paste arriving then (the shell slow to be scheduled on a loaded
+// machine) reaches cat with its first 4 KB as CRs, not lines.
 func TestE2ELargePaste(t *testing.T) {
 	t.Parallel()
 	_, tm, dir := goshSession(t)
-	tm.Send("cat > " + filepath.Join(dir, "pasted") + "\r")
+	tm.Send("echo cat-$((2*3))-ready; cat > " + filepath.Join(dir, "pasted") + "\r")
+	tm.WaitForText(10*time.Second, "cat-6-ready")
 	var paste strings.Builder
 	for i := 0; paste.Len() < 256<<10; i++ {
 		fmt.Fprintf(&paste, "paste line %06d abcdefghijklmnopqrstuvwxyz\r", i)
