@@ -373,6 +373,42 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
+// TestRootHelp: gosh --help and gosh help start with the forms of the
+// command line, the main one first (gosh HOST), as mosh --help and ssh
+// do, and still list the subcommands; a subcommand's help keeps its own
+// usage line.
+func TestRootHelp(t *testing.T) {
+	help := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != exitOK || stderr.Len() != 0 {
+			t.Fatalf("gosh %s: exit status %d, stderr %q", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String()
+	}
+	const start = "Usage:\n  gosh [options] [user@]host[:port] [--] [COMMAND...]\n  gosh [command]\n\n"
+	out := help("--help")
+	if !strings.HasPrefix(out, start) {
+		t.Errorf("gosh --help starts %q, want %q", out[:min(len(out), 120)], start)
+	}
+	for _, want := range []string{"gosh [options] HOST is gosh connect [options] HOST", "Available Commands:",
+		"\n  connect ", "\n  sessions ", "\n  server ", "\n  version ", "-V, --version"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gosh --help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gosh [flags]") {
+		t.Errorf("gosh --help still shows gosh [flags]:\n%s", out)
+	}
+	if again := help("help"); again != out {
+		t.Errorf("gosh help differs from gosh --help:\n%s", again)
+	}
+	if sub := help("connect", "--help"); !strings.Contains(sub, "Usage:\n  gosh connect [options] [user@]host[:port] [--] [COMMAND...]") ||
+		strings.Contains(sub, "gosh [command]") {
+		t.Errorf("gosh connect --help:\n%s", sub)
+	}
+}
+
 // unsetenv removes name from the environment for the test.
 func unsetenv(t *testing.T, name string) {
 	t.Setenv(name, "") // restores the old value after the test

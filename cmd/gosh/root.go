@@ -186,15 +186,22 @@ var extraCommands []func(root *cobra.Command) *cobra.Command
 // newRootCmd builds the command tree with real implementations.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "gosh",
-		Short: "gosh is the mobile shell: a roaming, latency-hiding remote terminal",
+		// The main form first, as mosh and ssh show theirs (rootHelp);
+		// the name is the first word.
+		Use:                   "gosh [options] [user@]host[:port] [--] [COMMAND...]",
+		DisableFlagsInUseLine: true,
+		Short:                 "gosh is the mobile shell: a roaming, latency-hiding remote terminal",
 		Long: `gosh is the mobile shell (Mosh) rebuilt in Go as one static binary.
 
 A session logs in over SSH, starts "gosh server" on the remote host and then
 talks to it over encrypted UDP (Mosh's State Synchronization Protocol), so it
 survives roaming, sleep and lossy links, and echoes keystrokes locally. gosh
 is wire-compatible with Mosh 1.4: gosh connect works against mosh-server,
-and mosh-client works against gosh server.`,
+and mosh-client works against gosh server.
+
+gosh [options] HOST is gosh connect [options] HOST: "gosh connect --help"
+lists the options, and the other ways to start a session (--local,
+--direct, --resume, --attach).`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		Args:              noArgs,
@@ -214,6 +221,7 @@ and mosh-client works against gosh server.`,
 	// flag is the root's own, not cobra's (whose -v it would be).
 	root.Flags().BoolP("version", "V", false, "print the version and exit")
 	root.SetFlagErrorFunc(flagError)
+	root.SetHelpFunc(rootHelp(root.HelpFunc()))
 	root.AddCommand(
 		newConnectCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
 		newClientCmd(func(o *ConnectOptions) error { return runConnect(o.ctx, o) }),
@@ -230,6 +238,21 @@ and mosh-client works against gosh server.`,
 		c.SetFlagErrorFunc(flagError)
 	}
 	return root
+}
+
+// rootHelp is the help function of the command tree: gosh --help (and
+// gosh help) starts with the forms of the command line, as mosh --help
+// and ssh do, then says what gosh is and lists the commands and flags;
+// every other command's help is def's.
+func rootHelp(def func(*cobra.Command, []string)) func(*cobra.Command, []string) {
+	return func(c *cobra.Command, args []string) {
+		if c.HasParent() {
+			def(c, args)
+			return
+		}
+		usage, rest, _ := strings.Cut(c.UsageString(), "\n\n")
+		fmt.Fprintf(c.OutOrStdout(), "%s\n\n%s\n\n%s", usage, strings.TrimSpace(c.Long), rest)
+	}
 }
 
 // flagError turns pflag's errors into usage errors naming the command.
