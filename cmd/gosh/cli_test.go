@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -406,6 +407,42 @@ func TestRootHelp(t *testing.T) {
 	if sub := help("connect", "--help"); !strings.Contains(sub, "Usage:\n  gosh connect [options] [user@]host[:port] [--] [COMMAND...]") ||
 		strings.Contains(sub, "gosh [command]") {
 		t.Errorf("gosh connect --help:\n%s", sub)
+	}
+}
+
+// TestConnectNoTerminal: gosh connect with a standard input that is not a
+// terminal (a script, < /dev/null) says so in one line before it logs in
+// or starts anything, and points to ssh for a command run without one.
+func TestConnectNoTerminal(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "off") // runConnect leaves the test's limit alone
+	t.Setenv("MOSH_KEY", "AAAAAAAAAAAAAAAAAAAAAA")
+	const msg = "gosh: connect: standard input is not a terminal, and a gosh session needs one"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"connect", "--ssh-port", "1", "127.0.0.1", "--", "echo", "hi"}, msg + "; to run a command without a terminal, use ssh 127.0.0.1 COMMAND"},
+		{[]string{"--ssh-port", "1", "alice@127.0.0.1"}, msg + "; to run a command without a terminal, use ssh alice@127.0.0.1 COMMAND"},
+		{[]string{"connect", "--direct", "127.0.0.1", "9"}, msg},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			stdin, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdout.Close()
+			var stderr bytes.Buffer
+			code := run(context.Background(), tc.args, stdin, stdout, &stderr)
+			if code != exitError || stderr.String() != tc.want+"\n" {
+				t.Errorf("gosh %s < /dev/null: exit status %d, stderr %q; want %d and %q",
+					strings.Join(tc.args, " "), code, stderr.String(), exitError, tc.want)
+			}
+		})
 	}
 }
 

@@ -155,7 +155,9 @@ release's signed checksums vouch for it.
 Options come before the host, as with mosh; everything after the host is
 COMMAND, which runs instead of the login shell (e.g. tmux attach). With a
 gosh server, gosh connect exits with COMMAND's (or the shell's) exit
-status, as ssh does, or 128+N if a signal N killed it.
+status, as ssh does, or 128+N if a signal N killed it. A session needs a
+terminal on standard input, as mosh does: to run a command from a script
+or with input from a file, use ssh HOST COMMAND.
 Inside a session, Ctrl-^ . quits, Ctrl-^ Ctrl-Z suspends and Ctrl-^ ^ sends
 a literal Ctrl-^ (MOSH_ESCAPE_KEY changes the escape key).`,
 		Example: `  gosh connect alice@example.net

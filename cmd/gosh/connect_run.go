@@ -22,6 +22,7 @@ import (
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/tty"
+	"golang.org/x/term"
 )
 
 // runConnect is "gosh connect": find the server (bootstrap over SSH, start
@@ -39,6 +40,9 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	stdout, ok2 := o.Stdout.(*os.File)
 	if !ok1 || !ok2 {
 		return errors.New("connect: standard input and output must be the terminal")
+	}
+	if !term.IsTerminal(int(stdin.Fd())) {
+		return noTerminal(o) // before a login or a server starts for nothing
 	}
 
 	var server netip.AddrPort
@@ -141,6 +145,24 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 		return &exitStatusError{code: pe.ExitCode()}
 	}
 	return err
+}
+
+// noTerminal is the error of a gosh connect whose standard input is not
+// a terminal (a script, < /dev/null): a session shows the remote terminal
+// on the user's and cannot run without one, as mosh-client cannot. ssh
+// runs a command without a terminal, so the error says to use it. (gosh
+// does not do that itself: SSP carries a screen, not a program's output
+// and end of input.)
+func noTerminal(o *ConnectOptions) error {
+	const msg = "connect: standard input is not a terminal, and a gosh session needs one"
+	if o.Local || o.Direct {
+		return errors.New(msg)
+	}
+	host := o.Destination
+	if host == "" {
+		host = "HOST"
+	}
+	return fmt.Errorf("%s; to run a command without a terminal, use ssh %s COMMAND", msg, host)
 }
 
 // attachEpoch is the client's epoch: 1 for a client taking a session
