@@ -57,8 +57,8 @@ var layers = map[string]int{
 	"internal/buildinfo":           0,
 	"internal/coredump":            0,
 	"internal/crypto":              0,
+	"internal/logf":                0, // the injected log function's type
 	"internal/netaddr":             0,
-	"internal/netwatch":            0,
 	"internal/linkem":              0,
 	"internal/bench/workload":      0,
 	"internal/bench/report":        0,
@@ -72,11 +72,12 @@ var layers = map[string]int{
 	"internal/pb/transportpb":      0,
 	"internal/pb/userpb":           0,
 	"internal/pty":                 0,
-	"internal/relay":               0, // UDP over a stream (SSH), when UDP is blocked
 	"internal/resume":              0, // the client's saved sessions, for gosh connect --resume
 	"internal/tty":                 0,
 	"internal/wincon":              0, // the Windows console (and typing into it, for tests)
 	"internal/ssp":                 1,
+	"internal/netwatch":            1,
+	"internal/relay":               1, // UDP over a stream (SSH), when UDP is blocked
 	"internal/ssp/ssptest":         1,
 	"internal/predict":             1,
 	"internal/connectline":         1,
@@ -280,6 +281,39 @@ func importsTime(f *ast.File) bool {
 		}
 	}
 	return false
+}
+
+// plainLogf are the files whose logf is still a plain func, never nil
+// (a logf.Func's method value); everywhere else logf is a logf.Func.
+var plainLogf = map[string]bool{"internal/session/channels.go": true}
+
+// TestLogfPrintf checks that a logf is called through its Printf
+// (docs/style.md rule 5): a logf.Func may be nil, and calling a nil one
+// directly panics, where Printf discards.
+func TestLogfPrintf(t *testing.T) {
+	root := repoRoot(t)
+	forEachGoFile(t, root, func(rel string, f *ast.File, fset *token.FileSet) {
+		if plainLogf[filepath.ToSlash(rel)] {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			direct := false
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				direct = fun.Name == "logf"
+			case *ast.SelectorExpr:
+				direct = fun.Sel.Name == "logf"
+			}
+			if direct {
+				t.Errorf("%s: logf called directly; call logf.Printf, which a nil logf survives", fset.Position(call.Pos()))
+			}
+			return true
+		})
+	})
 }
 
 func allowedIO(rel string) bool {

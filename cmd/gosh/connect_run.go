@@ -14,6 +14,7 @@ import (
 	"github.com/gosh-term/gosh/internal/bootstrap"
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/daemon"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/netwatch"
 	"github.com/gosh-term/gosh/internal/predict"
@@ -32,7 +33,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(session.MemoryLimit)
 	}
-	logf := func(string, ...any) {}
+	logf := logf.Discard
 	if o.Verbose > 0 {
 		logf = func(format string, args ...any) { fmt.Fprintf(o.Stderr, "gosh: "+format+"\r\n", args...) }
 	}
@@ -223,7 +224,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 // --attach, takes its session over); id is the session's ID on the host.
 // Unless --transport=udp, the built-in client keeps the SSH connection for
 // the relay (the UDP-blocked fallback).
-func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf func(string, ...any)) (server netip.AddrPort, key gcrypto.Key, id string, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
+func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf logf.Func) (server netip.AddrPort, key gcrypto.Key, id string, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
 	cfg := bootstrap.Config{
 		Destination:   o.Destination,
 		ServerCommand: o.Server,

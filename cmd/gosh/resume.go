@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/resume"
 	"github.com/gosh-term/gosh/internal/session"
 	"golang.org/x/term"
@@ -124,10 +125,10 @@ func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
 // (id; "" if the server told none), so that a later gosh connect can
 // resume it if this client dies. It returns nil (and logs why) if it
 // cannot.
-func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id string, logf func(string, ...any)) *savedSession {
+func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id string, logf logf.Func) *savedSession {
 	dir, err := resume.Dir()
 	if err != nil {
-		logf("not saving the session for resuming: %v", err)
+		logf.Printf("not saving the session for resuming: %v", err)
 		return nil
 	}
 	host := o.Destination
@@ -149,7 +150,7 @@ func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id s
 	}
 	f, err := resume.Create(dir, rec)
 	if err != nil {
-		logf("not saving the session for resuming: %v", err)
+		logf.Printf("not saving the session for resuming: %v", err)
 		return nil
 	}
 	return &savedSession{file: f, dir: dir}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
@@ -26,7 +27,7 @@ type authenticator struct {
 	p        *sshconfig.Host
 	prompt   Prompter // nil: nothing can be asked
 	stderr   io.Writer
-	logf     func(format string, args ...any)
+	logf     logf.Func
 	onPrompt func() // called before anything is asked (lifts the handshake deadline)
 
 	agentConn net.Conn // open during the handshake
@@ -101,7 +102,7 @@ func (a *authenticator) signers() ([]ssh.Signer, error) {
 		out = append(out, f)
 	}
 	out = a.acceptable(a.withCertificates(out))
-	a.logf("bootstrap: %d public keys to offer", len(out))
+	a.logf.Printf("bootstrap: %d public keys to offer", len(out))
 	return out, nil
 }
 
@@ -115,7 +116,7 @@ func (a *authenticator) acceptable(keys []ssh.Signer) []ssh.Signer {
 		pub := k.PublicKey()
 		fp := ssh.FingerprintSHA256(pub)
 		if bits, ok := rsaBits(pub); ok && bits < a.p.Algorithms.RequiredRSASize {
-			a.logf("bootstrap: not offering the %d-bit RSA key %s: RequiredRSASize is %d", bits, fp, a.p.Algorithms.RequiredRSASize)
+			a.logf.Printf("bootstrap: not offering the %d-bit RSA key %s: RequiredRSASize is %d", bits, fp, a.p.Algorithms.RequiredRSASize)
 			continue
 		}
 		if a.p.Algorithms.Pubkey == nil {
@@ -124,12 +125,12 @@ func (a *authenticator) acceptable(keys []ssh.Signer) []ssh.Signer {
 		}
 		algos := sshconfig.KeyAlgorithms(pub.Type(), a.p.Algorithms.Pubkey)
 		if len(algos) == 0 {
-			a.logf("bootstrap: not offering the %s key %s: PubkeyAcceptedAlgorithms leaves out its type", pub.Type(), fp)
+			a.logf.Printf("bootstrap: not offering the %s key %s: PubkeyAcceptedAlgorithms leaves out its type", pub.Type(), fp)
 			continue
 		}
 		r, err := restrictSigner(k, algos)
 		if err != nil {
-			a.logf("bootstrap: not offering the %s key %s: %v", pub.Type(), fp, err)
+			a.logf.Printf("bootstrap: not offering the %s key %s: %v", pub.Type(), fp, err)
 			continue
 		}
 		out = append(out, r)
@@ -176,7 +177,7 @@ func (a *authenticator) withCertificates(keys []ssh.Signer) []ssh.Signer {
 		case errors.Is(err, os.ErrNotExist):
 			continue
 		case err != nil:
-			a.logf("bootstrap: certificate %s: %v", path, err)
+			a.logf.Printf("bootstrap: certificate %s: %v", path, err)
 			continue
 		}
 		blob := string(cert.Marshal())
@@ -196,7 +197,7 @@ func (a *authenticator) withCertificates(keys []ssh.Signer) []ssh.Signer {
 		for _, c := range certs[k] {
 			cs, err := ssh.NewCertSigner(c, key)
 			if err != nil {
-				a.logf("bootstrap: certificate for %s: %v", ssh.FingerprintSHA256(key.PublicKey()), err)
+				a.logf.Printf("bootstrap: certificate for %s: %v", ssh.FingerprintSHA256(key.PublicKey()), err)
 				continue
 			}
 			out = append(out, cs)
@@ -206,7 +207,7 @@ func (a *authenticator) withCertificates(keys []ssh.Signer) []ssh.Signer {
 	}
 	for _, cs := range certs {
 		for _, c := range cs {
-			a.logf("bootstrap: certificate %q: no private key for it (IdentityFile or agent)", c.KeyId)
+			a.logf.Printf("bootstrap: certificate %q: no private key for it (IdentityFile or agent)", c.KeyId)
 		}
 	}
 	return out
@@ -235,13 +236,13 @@ func (a *authenticator) agentSigners() []ssh.Signer {
 	}
 	c, err := dialAgent(a.p.IdentityAgent)
 	if err != nil {
-		a.logf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
+		a.logf.Printf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
 		return nil
 	}
 	a.agentConn = c
 	s, err := agent.NewClient(c).Signers()
 	if err != nil {
-		a.logf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
+		a.logf.Printf("bootstrap: ssh-agent %s: %v", a.p.IdentityAgent, err)
 		return nil
 	}
 	return s
@@ -257,7 +258,7 @@ func (a *authenticator) loadKeyFiles() []ssh.Signer {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
-			a.logf("bootstrap: identity %s: %v", path, err)
+			a.logf.Printf("bootstrap: identity %s: %v", path, err)
 		default:
 			out = append(out, s)
 		}

@@ -33,7 +33,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // runEmbedded is Run with the built-in SSH client.
 func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig.Destination) (Result, error) {
-	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.logf}
+	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.Logf}
 	c, err := d.connect(ctx, dest, 0, "")
 	if err != nil {
 		return Result{}, err
@@ -56,7 +56,7 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig
 		agent = ""
 	}
 	cfg.ServerArgs.ForwardAgent = agent != ""
-	rr := &remoteRun{client: c.client, stderr: cfg.stderr(), logf: cfg.logf}
+	rr := &remoteRun{client: c.client, stderr: cfg.stderr(), logf: cfg.Logf}
 	// First guess: the remote is of this platform, and may have this
 	// binary uploaded already.
 	command := startScript(cfg.ServerCommand, cfg.ServerArgs, cfg.Upload, selfSHA256(cfg))
@@ -71,7 +71,7 @@ func runEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig
 		out, err = rr.run(ctx, command, nil)
 	}
 	if out.using != "" {
-		cfg.logf("bootstrap: remote server: %s", out.using)
+		cfg.Logf.Printf("bootstrap: remote server: %s", out.using)
 	}
 	if !out.connected {
 		if ctx.Err() != nil {

@@ -100,7 +100,7 @@ func RunCommand(ctx context.Context, cfg Config, args []string) ([]byte, error) 
 // runCommandEmbedded runs command over the built-in client and returns
 // its exit status; err is about the connection, not the command.
 func runCommandEmbedded(ctx context.Context, cfg *Config, res *resolver, dest sshconfig.Destination, command string, stdout, stderr *capBuffer) (int, error) {
-	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.logf}
+	d := &dialer{res: res, prompt: cfg.Prompt, stderr: cfg.stderr(), timeout: cfg.ConnectTimeout, logf: cfg.Logf}
 	c, err := d.connect(ctx, dest, 0, "")
 	if err != nil {
 		return 0, err
@@ -114,7 +114,7 @@ func runCommandEmbedded(ctx context.Context, cfg *Config, res *resolver, dest ss
 	sess.Stdout, sess.Stderr = stdout, stderr
 	stop := context.AfterFunc(ctx, func() { sess.Close() })
 	defer stop()
-	cfg.logf("bootstrap: remote command: %s", command)
+	cfg.Logf.Printf("bootstrap: remote command: %s", command)
 	err = sess.Run(command)
 	if ctx.Err() != nil {
 		return 0, fmt.Errorf("bootstrap: running the remote command: %w", ctx.Err())
@@ -145,7 +145,7 @@ func runCommandSystemSSH(ctx context.Context, cfg *Config, dest sshconfig.Destin
 	args = append(args, "--", command)
 	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cfg.logf("bootstrap: running %s %s", argv[0], strings.Join(args, " "))
+	cfg.Logf.Printf("bootstrap: running %s %s", argv[0], strings.Join(args, " "))
 	err = cmd.Run()
 	if ctx.Err() != nil {
 		return 0, fmt.Errorf("bootstrap: running the remote command: %w", ctx.Err())

@@ -9,6 +9,7 @@ import (
 	"github.com/gosh-term/gosh/internal/ssp"
 
 	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
@@ -100,7 +101,7 @@ type Config struct {
 	// (not SSHCommand).
 	KeepRelay bool
 	// Logf receives debug logs; nil discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 }
 
 // ServerArgs are the options of "gosh server new" / "mosh-server new"
@@ -186,12 +187,6 @@ func LocaleFromEnv() []string {
 		}
 	}
 	return l
-}
-
-func (c *Config) logf(format string, args ...any) {
-	if c.Logf != nil {
-		c.Logf(format, args...)
-	}
 }
 
 func (c *Config) stderr() io.Writer {

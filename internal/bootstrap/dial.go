@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/sshconfig"
 )
@@ -52,7 +53,7 @@ type dialer struct {
 	prompt  Prompter
 	stderr  io.Writer
 	timeout time.Duration // Config.ConnectTimeout
-	logf    func(format string, args ...any)
+	logf    logf.Func
 }
 
 // connect reaches dest. jumpOverride, when non-empty, replaces the host's
@@ -94,7 +95,7 @@ func (d *dialer) connect(ctx context.Context, dest sshconfig.Destination, depth 
 		// drawing on the terminal (the relay's connection), and it sees
 		// the connection close.
 		c.stopKeepalive = keepAlive(client, rc, a.AliveInterval, a.AliveCountMax, func() {
-			d.logf("bootstrap: timeout, SSH server %s not responding (ServerAliveInterval %v, ServerAliveCountMax %d); closing the connection",
+			d.logf.Printf("bootstrap: timeout, SSH server %s not responding (ServerAliveInterval %v, ServerAliveCountMax %d); closing the connection",
 				dest.Host, a.AliveInterval, a.AliveCountMax)
 		})
 	}
@@ -111,7 +112,7 @@ func (d *dialer) transport(ctx context.Context, p *sshconfig.Host, depth int, ti
 		if err != nil {
 			return nil, netip.Addr{}, nil, fmt.Errorf("bootstrap: ProxyJump %q: %w", p.ProxyJump, err)
 		}
-		d.logf("bootstrap: reaching %s through %s", p.Addr(), p.ProxyJump)
+		d.logf.Printf("bootstrap: reaching %s through %s", p.Addr(), p.ProxyJump)
 		jump, err := d.connect(ctx, last, depth+1, strings.Join(hops[:len(hops)-1], ","))
 		if err != nil {
 			return nil, netip.Addr{}, nil, err
@@ -123,14 +124,14 @@ func (d *dialer) transport(ctx context.Context, p *sshconfig.Host, depth int, ti
 		}
 		return nc, netip.Addr{}, []io.Closer{jump}, nil
 	case p.ProxyCommand != "":
-		d.logf("bootstrap: ProxyCommand %s", p.ProxyCommand)
+		d.logf.Printf("bootstrap: ProxyCommand %s", p.ProxyCommand)
 		nc, err := startProxyCommand(p.ProxyCommand, d.stderr)
 		if err != nil {
 			return nil, netip.Addr{}, nil, &DialError{Addr: "ProxyCommand " + p.ProxyCommand, Err: err}
 		}
 		return nc, netip.Addr{}, nil, nil
 	}
-	d.logf("bootstrap: connecting to %s", p.Addr())
+	d.logf.Printf("bootstrap: connecting to %s", p.Addr())
 	nc, err := dialTCP(ctx, p, timeout)
 	if err != nil {
 		return nil, netip.Addr{}, nil, &DialError{Addr: p.Addr(), Port: p.Port, Err: unwrapOpError(err)}

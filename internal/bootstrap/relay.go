@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
@@ -29,7 +30,7 @@ type Relayer struct {
 	dialer  *dialer // prompts nothing, writes nothing to the terminal
 	dest    sshconfig.Destination
 	command string
-	logf    func(format string, args ...any)
+	logf    logf.Func
 
 	mu     sync.Mutex
 	kept   *sshConn // the bootstrap's connection until the first Open
@@ -70,7 +71,7 @@ func (r *Relayer) Open(ctx context.Context, prompt Prompter) (io.ReadWriteCloser
 		return nil, fmt.Errorf("bootstrap: relay: %w", err)
 	}
 	s.conn = c
-	r.logf("bootstrap: relay started: %s", r.command)
+	r.logf.Printf("bootstrap: relay started: %s", r.command)
 	return s, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/sshconfig"
 )
 
@@ -45,7 +46,7 @@ func newResolver(cfg *Config) (*resolver, error) {
 		Files: files, Dirs: dirs, Required: cfg.ConfigFile != "" && cfg.ConfigFile != "none",
 		FS: osConfigFS, Home: home, LocalUser: localUserName(), Family: cfg.Family,
 		Getenv: os.LookupEnv,
-		Logf:   func(format string, args ...any) { cfg.logf("bootstrap: "+format, args...) },
+		Logf:   func(format string, args ...any) { cfg.Logf.Printf("bootstrap: "+format, args...) },
 		Exec:   func(command string) bool { return runMatchExec(command, cfg.stderr()) },
 		Quote:  proxyQuote, Local: localTokens(), CommandLine: cmdline,
 		DefaultAgent: defaultAgent, GlobalKnownHosts: systemKnownHosts,
@@ -170,14 +171,14 @@ func (n *keywordNotes) fresh(names []string) []string {
 // note writes what the built-in client leaves out of p's settings: the
 // keywords that change security on stderr, the others to the debug log
 // (-v).
-func (n *keywordNotes) note(p *sshconfig.Host, host string, stderr func(string), logf func(string, ...any)) {
+func (n *keywordNotes) note(p *sshconfig.Host, host string, stderr func(string), logf logf.Func) {
 	security, other := p.Unhonoured()
 	if s := n.fresh(security); len(s) > 0 {
 		stderr(fmt.Sprintf("gosh: ssh config for %s sets %s, which gosh's built-in SSH client does not honour: "+
 			"it keeps its own host key checks and rekeying (--ssh runs the system ssh, which does)", host, joinAnd(s)))
 	}
 	if s := n.fresh(other); len(s) > 0 {
-		logf("bootstrap: ssh config for %s: not honoured by the built-in client: %s", host, strings.Join(s, ", "))
+		logf.Printf("bootstrap: ssh config for %s: not honoured by the built-in client: %s", host, strings.Join(s, ", "))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/gosh-term/gosh/internal/connectline"
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 // afterConnectWait bounds how long the client waits, after the CONNECT
@@ -23,7 +24,7 @@ const afterConnectWait = 5 * time.Second
 type remoteRun struct {
 	client *ssh.Client
 	stderr io.Writer // the user's; diagnostics before the CONNECT line go here
-	logf   func(format string, args ...any)
+	logf   logf.Func
 }
 
 // run executes command with stdin (may be nil) and returns its output and
@@ -45,7 +46,7 @@ func (r *remoteRun) run(ctx context.Context, command string, stdin io.Reader) (*
 	if err != nil {
 		return out, err
 	}
-	r.logf("bootstrap: remote command: %s", command)
+	r.logf.Printf("bootstrap: remote command: %s", command)
 	if err := sess.Start(command); err != nil {
 		return out, fmt.Errorf("bootstrap: starting the remote command: %w", err)
 	}
@@ -97,7 +98,7 @@ func (r *remoteRun) relayStderr(stderr io.Reader, out *startOutput, connected *a
 			out.mu.Unlock()
 		}
 		if connected.Load() || connectline.IsBanner(line) {
-			r.logf("bootstrap: remote: %s", line)
+			r.logf.Printf("bootstrap: remote: %s", line)
 			return
 		}
 		fmt.Fprintf(r.stderr, "%s\n", line)

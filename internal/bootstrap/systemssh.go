@@ -41,7 +41,7 @@ func runSystemSSH(ctx context.Context, cfg *Config, res *resolver, dest sshconfi
 	if err != nil {
 		return Result{}, err
 	}
-	cfg.logf("bootstrap: running %s %s", argv[0], strings.Join(args, " "))
+	cfg.Logf.Printf("bootstrap: running %s %s", argv[0], strings.Join(args, " "))
 	if err := cmd.Start(); err != nil {
 		return Result{}, &DialError{Addr: dest.String(), Err: err}
 	}

@@ -65,7 +65,7 @@ func binaryFor(ctx context.Context, cfg *Config, goos, goarch string) (string, e
 	if src == (ReleaseSource{}) {
 		src = ReleaseSource{URL: ReleaseURL()}
 	}
-	cfg.logf("bootstrap: fetching gosh for %s/%s from %s", goos, goarch, src)
+	cfg.Logf.Printf("bootstrap: fetching gosh for %s/%s from %s", goos, goarch, src)
 	fmt.Fprintf(cfg.stderr(), "gosh: downloading gosh %s for %s/%s from %s\n", releaseVersion(), goos, goarch, src)
 	return FetchRelease(ctx, src, goos, goarch, cache)
 }
@@ -141,7 +141,7 @@ func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, go
 		return "", fmt.Errorf("bootstrap: %w", err)
 	}
 	defer src.Close()
-	cfg.logf("bootstrap: uploading %s (%s/%s, gosh %s, sha256 %s, %s)", path, goos, goarch, buildinfo.Version, sum, src.describe())
+	cfg.Logf.Printf("bootstrap: uploading %s (%s/%s, gosh %s, sha256 %s, %s)", path, goos, goarch, buildinfo.Version, sum, src.describe())
 	fmt.Fprintf(cfg.stderr(), "gosh: no usable gosh on the remote; uploading gosh %s for %s/%s\n", buildinfo.Version, goos, goarch)
 	command := uploadScript(sum, gz)
 	sent := &countingReader{r: src}
@@ -157,7 +157,7 @@ func upload(ctx context.Context, rr *remoteRun, cfg *Config, path, sum, goos, go
 		}
 		return "", &uploadError{serverError(command, out, err)}
 	}
-	cfg.logf("bootstrap: uploaded %s: sent %d bytes in %v", out.uploaded, sent.n.Load(), time.Since(start).Round(time.Millisecond))
+	cfg.Logf.Printf("bootstrap: uploaded %s: sent %d bytes in %v", out.uploaded, sent.n.Load(), time.Since(start).Round(time.Millisecond))
 	return out.uploaded, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/session"
 )
 
@@ -95,7 +96,7 @@ type controlServer struct {
 	uid   int     // the only peer uid served
 	facts Session // what the daemon knows without the loop
 	reqs  chan session.ControlRequest
-	logf  func(string, ...any)
+	logf  logf.Func
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -109,18 +110,18 @@ type controlServer struct {
 // a new session id (facts.ID is set to it). The socket is made under a
 // temporary name and linked into place once it listens, so that a
 // listed socket that refuses connections is a stale one.
-func listenControl(facts Session, logf func(string, ...any)) (*controlServer, error) {
+func listenControl(facts Session, logf logf.Func) (*controlServer, error) {
 	return listenControlFor(os.Getuid(), facts, logf)
 }
 
 // listenControlFor is listenControl serving only peers of uid.
-func listenControlFor(uid int, facts Session, logf func(string, ...any)) (*controlServer, error) {
+func listenControlFor(uid int, facts Session, logf logf.Func) (*controlServer, error) {
 	dir, note, err := controlDirNote()
 	if err != nil {
 		return nil, err
 	}
 	if note != "" {
-		logf("%s", note)
+		logf.Printf("%s", note)
 	}
 	for range 8 {
 		id := newSessionID()
@@ -222,7 +223,7 @@ func (c *controlServer) accept() {
 // request line, one reply line.
 func (c *controlServer) serve(conn *net.UnixConn) {
 	if err := c.checkPeer(conn); err != nil {
-		c.logf("control socket: %v", err)
+		c.logf.Printf("control socket: %v", err)
 		return
 	}
 	conn.SetReadDeadline(time.Now().Add(controlReadTimeout))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/coredump"
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/pty"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
@@ -41,7 +42,7 @@ func Run(ctx context.Context) error {
 		statFile.Close()
 		return fmt.Errorf("daemon: reading the configuration: %w", err)
 	}
-	logf := func(string, ...any) {}
+	logf := logf.Discard
 	if cfg.Options.Verbose > 0 {
 		logf = func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, "gosh server: "+format+"\n", args...)
@@ -59,7 +60,7 @@ func Run(ctx context.Context) error {
 	facts := Session{PID: os.Getpid(), Command: commandName(&cfg), Port: sc.Conn.LocalAddr().Port(), Started: time.Now()}
 	id := ""
 	if ctl, err := listenControl(facts, logf); err != nil {
-		logf("%v (gosh sessions will not list this session)", err)
+		logf.Printf("%v (gosh sessions will not list this session)", err)
 	} else {
 		defer ctl.Close()
 		sc.Control = ctl.Requests()
@@ -78,7 +79,7 @@ func Run(ctx context.Context) error {
 
 // prepare binds the socket, starts the program (with the user's core
 // limit, before the key exists) and makes the key.
-func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, error) {
+func prepare(cfg *config, logf logf.Func) (session.ServerConfig, error) {
 	conn, err := listen(cfg.Options, logf)
 	if err != nil {
 		return session.ServerConfig{}, err
@@ -86,7 +87,7 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 	env := cfg.Env
 	var agent *agentSocket
 	if cfg.Options.ForwardAgent && cfg.Options.Forwarding.Agent != session.AgentYes {
-		logf("agent forwarding is off here (allow-agent-forwarding %v): no SSH_AUTH_SOCK", cfg.Options.Forwarding.Agent)
+		logf.Printf("agent forwarding is off here (allow-agent-forwarding %v): no SSH_AUTH_SOCK", cfg.Options.Forwarding.Agent)
 	} else if cfg.Options.ForwardAgent {
 		if agent, err = listenAgent(); err != nil {
 			conn.Close()
@@ -125,13 +126,13 @@ func prepare(cfg *config, logf func(string, ...any)) (session.ServerConfig, erro
 
 // listen binds the server's UDP socket. A requested address that cannot be
 // bound falls back to any interface, as mosh-server does.
-func listen(o Options, logf func(string, ...any)) (*ssp.Conn, error) {
+func listen(o Options, logf logf.Func) (*ssp.Conn, error) {
 	if o.BindIP.IsValid() {
 		conn, err := ssp.Listen(ssp.ListenConfig{Addr: o.BindIP, Ports: o.Ports, Logf: logf})
 		if err == nil {
 			return conn, nil
 		}
-		logf("Error binding to IP %s: %v", o.BindIP, err)
+		logf.Printf("Error binding to IP %s: %v", o.BindIP, err)
 	}
 	conn, err := ssp.Listen(ssp.ListenConfig{Addr: netip.Addr{}, Ports: o.Ports, Logf: logf})
 	if err != nil {
@@ -173,18 +174,18 @@ func serverSignals() (<-chan session.Signal, func()) {
 // cpuProfile starts a CPU profile of the session when GOSH_SERVER_CPUPROFILE
 // names a file (the daemon's pid is appended: each session writes its
 // own), for go tool pprof; it returns the function that ends it, or nil.
-func cpuProfile(logf func(string, ...any)) (stop func()) {
+func cpuProfile(logf logf.Func) (stop func()) {
 	name := os.Getenv("GOSH_SERVER_CPUPROFILE")
 	if name == "" {
 		return nil
 	}
 	f, err := os.OpenFile(fmt.Sprintf("%s.%d", name, os.Getpid()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		logf("GOSH_SERVER_CPUPROFILE: %v", err)
+		logf.Printf("GOSH_SERVER_CPUPROFILE: %v", err)
 		return nil
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		logf("GOSH_SERVER_CPUPROFILE: %v", err)
+		logf.Printf("GOSH_SERVER_CPUPROFILE: %v", err)
 		f.Close()
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/keylat"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -138,7 +139,7 @@ func MeasureTyping(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot) Typ
 	for i, s := range snaps {
 		ks[i] = keylat.Snapshot(s)
 	}
-	var logf func(format string, args ...any)
+	var logf logf.Func
 	if os.Getenv("GOSH_TYPING_DEBUG") != "" {
 		logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) }
 	}

@@ -17,6 +17,8 @@ package netwatch
 import (
 	"context"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 const (
@@ -32,13 +34,10 @@ const (
 // Watch reports changes of the local network on the returned channel
 // until ctx is done, then closes it. logf receives why a source could not
 // be watched (the others still are); nil discards it.
-func Watch(ctx context.Context, logf func(format string, args ...any)) <-chan struct{} {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+func Watch(ctx context.Context, logf logf.Func) <-chan struct{} {
 	raw := make(chan struct{}, 1)
 	if err := watchOS(ctx, raw); err != nil {
-		logf("netwatch: %v (only sleep is detected)", err)
+		logf.Printf("netwatch: %v (only sleep is detected)", err)
 	}
 	go watchSleep(ctx, raw)
 	out := make(chan struct{}, 1)

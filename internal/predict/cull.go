@@ -40,7 +40,7 @@ func (e *Engine) cull(now time.Time, fb *vt.Framebuffer) {
 			} else {
 				x, y := fb.Cursor()
 				if !c.tentative(e.confEpoch) {
-					e.trace("shown cursor wrong: (%d,%d) vs server (%d,%d), frame %d late %d acked %d", c.col, c.row, x, y, c.frame, e.link.EchoAck, e.link.Acked)
+					e.logf.Printf("shown cursor wrong: (%d,%d) vs server (%d,%d), frame %d late %d acked %d", c.col, c.row, x, y, c.frame, e.link.EchoAck, e.link.Acked)
 				}
 				e.countWrong(c.epoch)
 				e.reset()
@@ -101,7 +101,7 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 					e.killEpoch(c.epoch, fb)
 					cause = max(cause, epochKilled)
 				default:
-					e.trace("shown prediction wrong at (%d,%d): %q vs server %q, frame %d late %d acked %d; server row %q", x, y, c.repl.Text(), fb.Cell(x, y).Text(), c.frame, e.link.EchoAck, e.link.Acked, fb.Row(y).Text())
+					e.logf.Printf("shown prediction wrong at (%d,%d): %q vs server %q, frame %d late %d acked %d; server row %q", x, y, c.repl.Text(), fb.Cell(x, y).Text(), c.frame, e.link.EchoAck, e.link.Acked, fb.Row(y).Text())
 					e.countWrong(c.epoch)
 					e.reset()
 					return shownWrong

@@ -3,6 +3,7 @@ package predict
 import (
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -61,13 +62,7 @@ type Engine struct {
 	line      lineState
 
 	stats Stats
-	logf  func(format string, args ...any) // debugging trace (SetLogf), nil = none
-}
-
-func (e *Engine) trace(format string, args ...any) {
-	if e.logf != nil {
-		e.logf(format, args...)
-	}
+	logf  logf.Func // debugging trace (SetLogf), nil = none
 }
 
 // Stats counts what the engine did, for diagnostics and tests.
@@ -114,7 +109,7 @@ func NewEngine(mode Mode, overwrite bool) *Engine {
 
 // SetLogf sets where the engine traces its decisions (re-basing, wrong
 // predictions), for debugging; nil (the default) traces nothing.
-func (e *Engine) SetLogf(logf func(format string, args ...any)) { e.logf = logf }
+func (e *Engine) SetLogf(logf logf.Func) { e.logf = logf }
 
 // Mode returns the engine's mode.
 func (e *Engine) Mode() Mode { return e.mode }

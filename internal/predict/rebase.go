@@ -50,7 +50,7 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 	}
 	m := e.matchEcho(fb, first, end)
 	e.markEchoed(fb, first, first+m.echoed)
-	e.trace("rebase: first %d end %d match %+v", first, end, m)
+	e.logf.Printf("rebase: first %d end %d match %+v", first, end, m)
 	epoch := e.predEpoch
 	switch {
 	case cause == promptSeen:

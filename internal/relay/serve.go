@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 // A Server is the server end of a relay, with its settings. The zero
@@ -20,7 +22,7 @@ type Server struct {
 	// Logf, if not nil, reports datagrams the relay could not pass on:
 	// the first socket failure while the target does not answer, and how
 	// many failures there were once it does.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 
 	// Allow decides whether the relay may forward to target, an address
 	// of this host ([CheckTarget] passed), and says why not. nil allows a
@@ -215,11 +217,11 @@ func transient(err error) bool {
 	return errors.As(err, &errno)
 }
 
-// health reports through logf (nil: not at all) when sending to or
+// health reports through logf when sending to or
 // receiving from the target starts to fail, and when the target answers
 // again. Both directions share it.
 type health struct {
-	logf   func(format string, args ...any)
+	logf   logf.Func
 	target netip.AddrPort
 
 	mu       sync.Mutex // guards following
@@ -228,28 +230,22 @@ type health struct {
 
 // failed counts a socket failure, which lost a datagram.
 func (h *health) failed(err error) {
-	if h.logf == nil {
-		return
-	}
 	h.mu.Lock()
 	h.failures++
 	first := h.failures == 1
 	h.mu.Unlock()
 	if first {
-		h.logf("relay: %v: %v (datagrams are lost until it answers)", h.target, err)
+		h.logf.Printf("relay: %v: %v (datagrams are lost until it answers)", h.target, err)
 	}
 }
 
 // answered notes a datagram from the target.
 func (h *health) answered() {
-	if h.logf == nil {
-		return
-	}
 	h.mu.Lock()
 	n := h.failures
 	h.failures = 0
 	h.mu.Unlock()
 	if n > 0 {
-		h.logf("relay: %v answers again, after %d failures", h.target, n)
+		h.logf.Printf("relay: %v answers again, after %d failures", h.target, n)
 	}
 }

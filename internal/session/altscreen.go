@@ -128,7 +128,7 @@ func (c *client) probeAlt(now time.Time, frame *vt.Framebuffer) bool {
 // before it has been accounted for: the cursor is at rep, on the top row.
 func (c *client) probedAlt(rep cprReport) {
 	if rep.col != 0 {
-		c.logf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
+		c.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
 		c.fenced.single = true
 	}
 	if c.shown != nil {
@@ -162,7 +162,7 @@ func (c *client) enterAlt(frame *vt.Framebuffer) {
 // scrollback of the session's, so the client draws every row again,
 // from what it knows the terminal shows.
 func (c *client) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
-	c.logf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
+	c.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
 	c.fenced.single = true
 	shown := alt.Clone()
 	shown.MarkPrimaryScreen()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/terminfo"
@@ -107,7 +108,7 @@ type ClientConfig struct {
 	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
 	TitleNoPrefix bool
 	// Logf receives diagnostics; nil discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 
 	// stock, set only by this package's tests (export_test.go), makes the
 	// client advertise no gosh_caps, as a stock mosh-client.
@@ -166,7 +167,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (err error) {
 // client is one running client session.
 type client struct {
 	cfg   ClientConfig
-	logf  func(string, ...any)
+	logf  logf.Func
 	start time.Time
 
 	// Owned by run:
@@ -230,9 +231,6 @@ type client struct {
 
 func newClient(cfg ClientConfig) (*client, error) {
 	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	c := &client{cfg: cfg, logf: logf, term: cfg.Terminal, predict: cfg.Predict, start: time.Now(),
 		conn: cfg.Conn, input: cfg.Terminal.Input(), signals: cfg.Signals, tinfo: cfg.TermInfo}
 	if c.predict == nil {
@@ -278,7 +276,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf)
+	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf.Printf)
 	c.chans.closed, c.chans.notice = c.channelClosed, c.channelClosed
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
@@ -344,7 +342,7 @@ func (c *client) deinit() {
 	}
 	c.write(b)
 	if err := c.term.Restore(); err != nil {
-		c.logf("restoring the terminal: %v", err)
+		c.logf.Printf("restoring the terminal: %v", err)
 	}
 }
 
@@ -370,7 +368,7 @@ func (c *client) write(b []byte) {
 	for len(b) > 0 {
 		n, err := c.term.Write(b)
 		if err != nil {
-			c.logf("writing to the terminal: %v", err)
+			c.logf.Printf("writing to the terminal: %v", err)
 			return
 		}
 		b = b[n:]
@@ -452,10 +450,10 @@ func (c *client) signal(now time.Time, s Signal) {
 	case SignalNetworkChange:
 		c.tr.Probe(now)
 	case SignalQuit:
-		c.logf("signal %v", s)
+		c.logf.Printf("signal %v", s)
 		c.quit(now, "Signal received, shutting down...")
 	case SignalHangup:
-		c.logf("signal %v", s)
+		c.logf.Printf("signal %v", s)
 		c.hangup(now, "Signal received, shutting down...")
 	}
 }
@@ -466,7 +464,7 @@ func (c *client) signal(now time.Time, s Signal) {
 // stock mosh-server it ends the session as mosh-client does, saying why.
 func (c *client) hangup(now time.Time, why string) {
 	if c.tr.PeerCaps() != 0 || c.cfg.Epoch > 0 {
-		c.logf("the terminal went away: detaching")
+		c.logf.Printf("the terminal went away: detaching")
 		c.detached = true
 		return
 	}
@@ -528,11 +526,11 @@ func (c *client) send(now time.Time) error {
 		c.flushKeys()
 	}
 	if c.relay != nil && c.fb.relayDead(now) {
-		c.logf("relay: nothing from the server for %v; closing it", relayDeadAfter)
+		c.logf.Printf("relay: nothing from the server for %v; closing it", relayDeadAfter)
 		c.relay.Close() // relayEnded follows from its Done
 	}
 	if c.fb.dial(now) {
-		c.logf("dialling the relay (UDP: nothing from the server for %v)", now.Sub(c.fb.lastUDP).Round(time.Millisecond))
+		c.logf.Printf("dialling the relay (UDP: nothing from the server for %v)", now.Sub(c.fb.lastUDP).Round(time.Millisecond))
 		dialRelay(c.dialCtx, c.cfg.DialRelay, clientAsker{asks: c.asks, done: c.dialCtx.Done()}, c.relayCh)
 	}
 	path := c.fb.path(now)
@@ -551,7 +549,7 @@ func (c *client) send(now time.Time) error {
 	}
 	if c.tr.PortHopDue(now) {
 		if err := c.conn.Hop(); err != nil {
-			c.logf("opening a new port: %v", err)
+			c.logf.Printf("opening a new port: %v", err)
 		}
 	}
 	return nil
@@ -598,7 +596,7 @@ func (c *client) receive(d ssp.Datagram) {
 		} else if errors.As(err, &de) && de.Reason == ssp.DropAuth {
 			c.notify.Set("Crypto exception: "+err.Error(), false, messageLife, d.At)
 		}
-		c.logf("dropped datagram: %v", err)
+		c.logf.Printf("dropped datagram: %v", err)
 		return
 	}
 	c.chans.flushAll() // acks may have made room
@@ -656,7 +654,7 @@ func (c *client) startForwards(now time.Time) {
 	c.forwarding = true
 	if c.tr.PeerCaps()&capChannels == 0 {
 		c.notify.Set("Port forwarding needs a gosh server; not forwarding.", false, errorMessageLife, now)
-		c.logf("the server takes no channels (a stock mosh-server): port forwarding is off")
+		c.logf.Printf("the server takes no channels (a stock mosh-server): port forwarding is off")
 		for _, f := range c.cfg.Forwards {
 			f.Listener.Close()
 		}
@@ -715,7 +713,7 @@ func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error)
 func (c *client) channelClosed(label, why string) {
 	if label != "" && why != "" {
 		c.notify.Queue(label+": "+why, time.Now())
-		c.logf("%s: %s", label, why)
+		c.logf.Printf("%s: %s", label, why)
 	}
 }
 
@@ -723,7 +721,7 @@ func (c *client) channelClosed(label, why string) {
 func (c *client) relayDialed(now time.Time, r relayResult) {
 	if r.err != nil {
 		c.fb.dialed(false, now)
-		c.logf("relay: %v", r.err)
+		c.logf.Printf("relay: %v", r.err)
 		c.notify.Set("No UDP; relay over SSH failed: "+r.err.Error(), false, errorMessageLife, now)
 		return
 	}
@@ -736,7 +734,7 @@ func (c *client) relayDialed(now time.Time, r relayResult) {
 	c.relay, c.relayDone = r.relay, r.relay.Done()
 	c.conn.SetRelay(r.relay)
 	c.tr.Probe(now) // send at once: the retransmission timer may have backed off
-	c.logf("relay up: datagrams go over SSH while UDP is blocked")
+	c.logf.Printf("relay up: datagrams go over SSH while UDP is blocked")
 	if c.fb.relayed(now) {
 		c.notify.Set("No reply over UDP; carrying the session over SSH.", false, errorMessageLife, now)
 	}
@@ -746,7 +744,7 @@ func (c *client) relayDialed(now time.Time, r relayResult) {
 // if still wanted.
 func (c *client) relayEnded(now time.Time) {
 	err := c.relay.Err()
-	c.logf("relay ended: %v", err)
+	c.logf.Printf("relay ended: %v", err)
 	if err != nil && c.fb.wantRelay(now) {
 		c.notify.Set("The relay over SSH ended: "+err.Error(), false, errorMessageLife, now)
 	}
@@ -888,7 +886,7 @@ func (c *client) suspend() {
 // resume re-enters the session after the process was stopped.
 func (c *client) resume() {
 	if err := c.term.MakeRaw(); err != nil {
-		c.logf("raw mode: %v", err)
+		c.logf.Printf("raw mode: %v", err)
 	}
 	c.init()
 }

@@ -77,7 +77,7 @@ func (s *server) control(req ControlRequest, now time.Time) (exitNow bool) {
 	switch req.Op {
 	case ControlInfo:
 	case ControlKill:
-		s.logf("Ended by gosh sessions --kill.")
+		s.logf.Printf("Ended by gosh sessions --kill.")
 		exitNow = s.startShutdown(now)
 	case ControlAttach:
 		reply.Key, reply.Err = s.attach(req.From, now)
@@ -143,7 +143,7 @@ func (s *server) attach(from string, now time.Time) (gcrypto.Key, error) {
 		s.oldTr, s.oldUntil = old, now.Add(takenOverLinger)
 	}
 	s.tr = tr
-	s.logf("Session taken over from %s.", from)
+	s.logf.Printf("Session taken over from %s.", from)
 	s.newClient(now)
 	return key, nil
 }

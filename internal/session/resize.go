@@ -138,7 +138,7 @@ func (c *client) wouldPaint(frame *vt.Framebuffer) (bool, *vt.Framebuffer) {
 func (c *client) fenceWait(now time.Time) bool {
 	f := &c.fenced
 	if f.pending && !now.Before(f.deadline) {
-		c.logf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
+		c.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
 		if f.leaving != nil {
 			// Which screen it shows is not known: every row is drawn.
 			c.repaint = true
@@ -226,7 +226,7 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	// it scrolled rows off (a narrower screen wrapped them): those rows are
 	// not known, and are drawn again; they are where the write put them,
 	// its last move having been absolute, as the cursor is.
-	c.logf("the terminal resized under a write: its rows moved by %d", y-by)
+	c.logf.Printf("the terminal resized under a write: its rows moved by %d", y-by)
 	after := c.shown
 	c.restore(b)
 	c.termMoved(y-by, w, h)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -79,7 +80,7 @@ type ServerConfig struct {
 	// socket (gosh sessions, gosh connect --attach): see [ControlRequest].
 	Control <-chan ControlRequest
 	// Logf receives the server's log; nil discards it.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 
 	// stock, set only by this package's tests (export_test.go), makes the
 	// server look like a stock mosh-server to its client: it advertises
@@ -103,9 +104,6 @@ func Serve(ctx context.Context, cfg ServerConfig) error {
 
 func newServer(cfg ServerConfig) (*server, error) {
 	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	now := time.Now()
 	cols, rows := ClampSize(cfg.Cols, cfg.Rows)
 	term := vt.NewComplete(cols, rows)
@@ -122,7 +120,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 		return nil, err
 	}
 	tr.SetEpochStates(epochStates)
-	chans := newChannels(true, term, cfg.dialService, logf)
+	chans := newChannels(true, term, cfg.dialService, logf.Printf)
 	chans.listen = cfg.listenService // the client's -R
 	s := &server{
 		chans: chans,
@@ -141,7 +139,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 }
 
 // serverTransport is the transport configuration of a server with key.
-func serverTransport(cfg ServerConfig, key gcrypto.Key, logf func(string, ...any)) ssp.Config {
+func serverTransport(cfg ServerConfig, key gcrypto.Key, logf logf.Func) ssp.Config {
 	caps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
 	if cfg.stock {
 		caps = 0
@@ -173,7 +171,7 @@ func ClampSize(cols, rows int) (int, int) {
 // server is one running server session.
 type server struct {
 	cfg   ServerConfig
-	logf  func(string, ...any)
+	logf  logf.Func
 	start time.Time
 
 	// Owned by run:
@@ -249,7 +247,7 @@ func (s *server) run(ctx context.Context) error {
 			}
 			s.receive(d)
 		case err := <-s.conn.Failed():
-			s.logf("%v", err)
+			s.logf.Printf("%v", err)
 			return fmt.Errorf("session: %w", err)
 		case b, ok := <-s.ptyOut:
 			if !ok {
@@ -315,19 +313,19 @@ func (s *server) housekeeping(now time.Time) (exit bool, err error) {
 	case s.exit:
 		return true, nil
 	case s.tr.ShutdownInProgress() && s.tr.ShutdownAcknowledged():
-		s.logf("Shutdown acknowledged by the client.")
+		s.logf.Printf("Shutdown acknowledged by the client.")
 		return true, nil
 	case s.tr.ShutdownInProgress() && s.tr.ShutdownAckTimedOut(now):
-		s.logf("The client did not acknowledge the shutdown.")
+		s.logf.Printf("The client did not acknowledge the shutdown.")
 		return true, nil
 	case s.tr.CounterpartyShutdownAckSent():
-		s.logf("The client shut down the session.")
+		s.logf.Printf("The client shut down the session.")
 		return true, nil
 	case !s.connected && now.Sub(s.start) >= noClientTimeout:
-		s.logf("No connection within %d seconds.", int(noClientTimeout/time.Second))
+		s.logf.Printf("No connection within %d seconds.", int(noClientTimeout/time.Second))
 		return true, nil
 	case s.connected && s.cfg.NetworkTimeout > 0 && now.Sub(s.lastHeard()) >= s.cfg.NetworkTimeout:
-		s.logf("Network idle for %d seconds.", int(now.Sub(s.lastHeard())/time.Second))
+		s.logf.Printf("Network idle for %d seconds.", int(now.Sub(s.lastHeard())/time.Second))
 		return true, nil
 	}
 	return false, nil
@@ -357,7 +355,7 @@ func (s *server) send(now time.Time) error {
 		return fmt.Errorf("session: %w", err)
 	}
 	if writeErr != nil {
-		s.logf("sendto: %v", writeErr)
+		s.logf.Printf("sendto: %v", writeErr)
 	}
 	return nil
 }
@@ -393,7 +391,7 @@ func (s *server) receive(d ssp.Datagram) {
 			_ = s.oldTr.Receive(d.At, d.Data, d.From) // the previous client: it gets the notice
 			return
 		}
-		s.logf("dropped datagram from %v: %v", d.From, err)
+		s.logf.Printf("dropped datagram from %v: %v", d.From, err)
 		return
 	}
 	if s.tr.Epoch() != s.epoch {
@@ -422,7 +420,7 @@ func (s *server) processInput(now time.Time) {
 	s.input = s.tr.Remote().Clone() // next time, from the newest state's count
 	s.input.Subtract(s.input)
 	if err != nil {
-		s.logf("bad user input: %v", err)
+		s.logf.Printf("bad user input: %v", err)
 		return
 	}
 	events := in.EventsSince(from)
@@ -438,7 +436,7 @@ func (s *server) processInput(now time.Time) {
 			}
 			cols, rows := ClampSize(ev.Cols, ev.Rows)
 			if err := s.pty.Resize(cols, rows); err != nil && !s.shellGone {
-				s.logf("resizing the terminal: %v", err)
+				s.logf.Printf("resizing the terminal: %v", err)
 			}
 			s.term.Resize(cols, rows)
 			continue
@@ -460,7 +458,7 @@ func (s *server) enqueue(b []byte) {
 		return
 	}
 	if s.queued+len(b) > maxPTYBacklog {
-		s.logf("the application is not reading its input; dropped %d bytes", len(b))
+		s.logf.Printf("the application is not reading its input; dropped %d bytes", len(b))
 		return
 	}
 	s.queue = append(s.queue, b)
@@ -491,7 +489,7 @@ func (s *server) written(err error) {
 	s.queue = s.queue[1:]
 	s.inputDone = len(s.queue) == 0 && err == nil
 	if err != nil && !s.shellGone {
-		s.logf("writing to the terminal: %v", err)
+		s.logf.Printf("writing to the terminal: %v", err)
 		s.shellExited(time.Now())
 	}
 }
@@ -521,7 +519,7 @@ func (s *server) shellExited(now time.Time) {
 		}
 	}
 	if !s.connected {
-		s.logf("The program ended before a client connected; waiting for one.")
+		s.logf.Printf("The program ended before a client connected; waiting for one.")
 		s.endHeard = true
 		return
 	}
@@ -549,7 +547,7 @@ func (s *server) signal(sig Signal, now time.Time) (exitNow bool) {
 			if s.connected && idle < s.cfg.SignalTimeout {
 				return false
 			}
-			s.logf("Network idle for %d seconds when SIGUSR1 received", int(idle/time.Second))
+			s.logf.Printf("Network idle for %d seconds when SIGUSR1 received", int(idle/time.Second))
 		}
 	case SignalQuit:
 	default:
@@ -593,7 +591,7 @@ func (s *server) readPTY() {
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				s.logf("reading the terminal: %v", err)
+				s.logf.Printf("reading the terminal: %v", err)
 			}
 			s.awaitExit()
 			return
@@ -645,7 +643,7 @@ func (s *server) stop() {
 	}
 	s.chans.close()
 	if err := s.pty.Close(); err != nil {
-		s.logf("closing the terminal: %v", err)
+		s.logf.Printf("closing the terminal: %v", err)
 	}
 	s.wg.Wait()
 	s.conn.Close()

@@ -36,7 +36,7 @@ func (c *client) takeSessionID() {
 	c.sessionID = id
 	switch {
 	case !validSessionID(id):
-		c.logf("ignored a malformed session ID from the server: %.40q", id)
+		c.logf.Printf("ignored a malformed session ID from the server: %.40q", id)
 	case c.cfg.SessionID != nil:
 		c.cfg.SessionID(id)
 	}

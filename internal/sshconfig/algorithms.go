@@ -266,7 +266,7 @@ func (r *Resolver) applyAlgorithms(p *Host, o *hostOptions) error {
 			return nil, 0, fmt.Errorf("ssh config: %w", err)
 		}
 		if len(skipped) > 0 {
-			r.logf("ssh config %s: skipping %s (not implemented by the built-in client)", l.name, strings.Join(skipped, ","))
+			r.Logf.Printf("ssh config %s: skipping %s (not implemented by the built-in client)", l.name, strings.Join(skipped, ","))
 		}
 		return algos, spec.op, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
@@ -177,7 +178,7 @@ type Resolver struct {
 	// Logf writes debug notes (lists naming algorithms the client lacks,
 	// Match criteria it does not support, what Match exec ran); nil
 	// discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 	// Exec runs a Match exec command line and reports whether it exited
 	// with status 0; nil runs none, and such criteria do not match.
 	Exec func(command string) bool
@@ -254,13 +255,6 @@ func (r *Resolver) getenv(name string) (string, bool) {
 		return "", false
 	}
 	return r.Getenv(name)
-}
-
-// logf is Logf, or nothing.
-func (r *Resolver) logf(format string, args ...any) {
-	if r.Logf != nil {
-		r.Logf(format, args...)
-	}
 }
 
 // quote is Quote, or [shellQuote].

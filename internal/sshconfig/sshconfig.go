@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
@@ -123,7 +124,7 @@ type configEval struct {
 	port         int    // the port from the command line, or 0
 	localUser    string
 	home         string
-	logf         func(format string, args ...any)
+	logf         logf.Func
 	opts         *hostOptions
 	// exec runs a Match exec command line and reports whether it exited
 	// with status 0; nil runs nothing (such criteria do not match).
@@ -144,9 +145,6 @@ type configEval struct {
 func evalSSHConfig(e *configEval, files, relDirs []string, required bool) (*hostOptions, error) {
 	if e.opts == nil {
 		e.opts = newHostOptions()
-	}
-	if e.logf == nil {
-		e.logf = func(string, ...any) {}
 	}
 	for _, c := range e.cmdline {
 		e.opts.set(c.keyword, c.args)
@@ -324,7 +322,7 @@ func (e *configEval) matchCriterion(crit, arg string) bool {
 	case "localuser":
 		return matchPatternList(e.localUser, arg)
 	}
-	e.logf("ssh config: Match %s is not supported; treating it as not matching", crit)
+	e.logf.Printf("ssh config: Match %s is not supported; treating it as not matching", crit)
 	return false
 }
 
@@ -363,11 +361,11 @@ func (e *configEval) matchExec(command string) bool {
 	})
 	line, err := expandTokens(command, tok)
 	if err != nil {
-		e.logf("ssh config: Match exec %q: %v; not matching", command, err)
+		e.logf.Printf("ssh config: Match exec %q: %v; not matching", command, err)
 		return false
 	}
 	ok := e.exec(line)
-	e.logf("ssh config: Match exec %q: %v", line, ok)
+	e.logf.Printf("ssh config: Match exec %q: %v", line, ok)
 	return ok
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
@@ -59,7 +60,7 @@ var errNoHop = errors.New("ssp: this connection cannot open new sockets")
 // WriteTo, Hop, LocalAddr and Close may be called from any goroutine.
 type Conn struct {
 	reopen func() (net.PacketConn, error) // nil for a server
-	logf   func(string, ...any)
+	logf   logf.Func
 
 	// Inputs to the session loop:
 	ch     chan Datagram
@@ -90,7 +91,7 @@ type ListenConfig struct {
 	Ports netaddr.PortRange
 
 	// Logf receives read errors; nil discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 }
 
 // Listen binds a server socket: the first free port of cfg.Ports on
@@ -149,10 +150,7 @@ func Dial(remote netip.AddrPort) (*Conn, error) {
 // nil, opens the further sockets of [Conn.Hop]; tests use in-memory
 // sockets (ssptest.Network) this way. logf receives read errors; nil
 // discards them.
-func NewConn(pc net.PacketConn, reopen func() (net.PacketConn, error), logf func(string, ...any)) *Conn {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+func NewConn(pc net.PacketConn, reopen func() (net.PacketConn, error), logf logf.Func) *Conn {
 	c := &Conn{reopen: reopen, logf: logf, ch: make(chan Datagram, datagramQueue),
 		failed: make(chan error, 1), done: make(chan struct{})}
 	c.mu.Lock()
@@ -334,7 +332,7 @@ func (c *Conn) read(pc net.PacketConn, relayed bool) {
 			if errors.Is(err, net.ErrClosed) || relayed {
 				return
 			}
-			c.logf("ssp: reading %v: %v", pc.LocalAddr(), err)
+			c.logf.Printf("ssp: reading %v: %v", pc.LocalAddr(), err)
 			if failures++; failures >= readRetries {
 				c.readFailed(pc, err)
 				return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 var (
@@ -25,7 +26,7 @@ type link struct {
 	dir    gcrypto.Direction // the direction of what we send
 	server bool
 	clock  msClock
-	logf   func(string, ...any)
+	logf   logf.Func
 
 	seq      uint64 // next sequence number to send
 	seqLimit uint64 // with reserve: seq must stay below it
@@ -115,7 +116,7 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 	if l.server && from.IsValid() && from != l.remote {
 		l.remote = from
 		st.Roams++
-		l.logf("ssp: server now attached to client at %v", from)
+		l.logf.Printf("ssp: server now attached to client at %v", from)
 	}
 	l.hasRemote = true
 	return p.Payload, true, nil
@@ -156,7 +157,7 @@ func (l *link) heard(now time.Time, p Packet) {
 func (l *link) maybeDetach(now time.Time) {
 	if l.server && l.hasRemote && now.Sub(l.lastHeard) > ServerAssociationTimeout {
 		l.hasRemote = false
-		l.logf("ssp: server now detached from client")
+		l.logf.Printf("ssp: server now detached from client")
 	}
 }
 

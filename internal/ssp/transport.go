@@ -8,6 +8,7 @@ import (
 	"time"
 
 	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 // Config configures a [Transport].
@@ -78,7 +79,7 @@ type Config struct {
 
 	// Logf receives the transport's rare log lines (roaming, detaching,
 	// a peer speaking another protocol version); nil discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 }
 
 // DatagramBudget returns Mosh's datagram budget for a socket of addr's
@@ -199,9 +200,6 @@ func (cfg *Config) fill() error {
 	}
 	if !(cfg.KnownStateProbability >= 0 && cfg.KnownStateProbability <= 1) {
 		return fmt.Errorf("ssp: known-state probability %v outside [0, 1]", cfg.KnownStateProbability)
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
 	}
 	return nil
 }
@@ -333,7 +331,7 @@ func (t *Transport[L, R]) process(now time.Time, in *Instruction) *DropError {
 		if errors.Is(err, ErrVersionMismatch) {
 			if !t.warnedVersion {
 				t.warnedVersion = true
-				t.cfg.Logf("%v", err)
+				t.cfg.Logf.Printf("%v", err)
 			}
 			return &DropError{DropVersion, err}
 		}
@@ -392,7 +390,7 @@ func (t *Transport[L, R]) checkEpoch(now time.Time, in *Instruction) *DropError 
 	case t.cfg.Server && in.GoshEpoch > t.epoch && t.epochInit != nil:
 		t.epoch, t.resumeFrom = in.GoshEpoch, in.GoshResumeFrom
 		t.restart(now)
-		t.cfg.Logf("ssp: the client started epoch %d", t.epoch)
+		t.cfg.Logf.Printf("ssp: the client started epoch %d", t.epoch)
 		return nil
 	}
 	return &DropError{DropEpoch, errEpoch}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -39,7 +40,7 @@ type Result struct {
 // screen and its reference.
 //
 // Measure panics if at and refs differ in length.
-func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf func(format string, args ...any)) Result {
+func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf logf.Func) Result {
 	if len(at) != len(refs) {
 		panic("keylat: Measure given a different number of keystrokes and references")
 	}
@@ -64,8 +65,8 @@ func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf func
 			from--
 		}
 		if x, y, bad := WrongCell(s.FB, refs[from:last+1]); bad {
-			if !r.Wrong[last] && logf != nil {
-				logf("keylat: wrong cell (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, last, dump(s.FB), dump(refs[last]))
+			if !r.Wrong[last] {
+				logf.Printf("keylat: wrong cell (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, last, dump(s.FB), dump(refs[last]))
 			}
 			r.Wrong[last] = true
 		}

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/gosh-term/gosh/internal/logf"
 )
 
 // ServerConfig says what a [Server] runs in each session's terminal.
@@ -25,7 +27,7 @@ type ServerConfig struct {
 	Dir string
 	// Logf receives errors that end a connection or session; nil
 	// discards them.
-	Logf func(format string, args ...any)
+	Logf logf.Func
 	// Forward, if not nil, serves direct-tcpip channels (ssh -L): it
 	// connects to "host:port".
 	Forward func(hostPort string) (io.ReadWriteCloser, error)
@@ -42,7 +44,7 @@ type Server struct {
 	cfg     ServerConfig
 	sshCfg  *ssh.ServerConfig
 	hostKey ssh.PublicKey
-	logf    func(format string, args ...any)
+	logf    logf.Func
 
 	wg        sync.WaitGroup // the accept loop and the connections
 	closeOnce sync.Once
@@ -77,9 +79,6 @@ func StartServer(l net.Listener, cfg ServerConfig) (*Server, error) {
 		logf:    cfg.Logf,
 		conns:   map[net.Conn]struct{}{},
 	}
-	if s.logf == nil {
-		s.logf = func(string, ...any) {}
-	}
 	s.wg.Add(1)
 	go s.acceptLoop()
 	return s, nil
@@ -112,7 +111,7 @@ func (s *Server) acceptLoop() {
 		c, err := s.l.Accept()
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
-				s.logf("sshlink: accept: %v", err)
+				s.logf.Printf("sshlink: accept: %v", err)
 			}
 			return
 		}
@@ -151,7 +150,7 @@ func (s *Server) serveConn(c net.Conn) {
 	defer c.Close()
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.sshCfg)
 	if err != nil {
-		s.logf("sshlink: handshake: %v", err)
+		s.logf.Printf("sshlink: handshake: %v", err)
 		return
 	}
 	defer sc.Close()
@@ -177,7 +176,7 @@ func (s *Server) serveConn(c net.Conn) {
 		}
 		ch, creqs, err := nc.Accept()
 		if err != nil {
-			s.logf("sshlink: accepting a session: %v", err)
+			s.logf.Printf("sshlink: accepting a session: %v", err)
 			continue
 		}
 		sessions.Add(1)

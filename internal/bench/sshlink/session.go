@@ -101,7 +101,7 @@ func (ss *session) resize(cols, rows int) {
 	ss.cols, ss.rows = cols, rows
 	if ss.prog != nil {
 		if err := ss.prog.Resize(cols, rows); err != nil {
-			ss.srv.logf("sshlink: resize: %v", err)
+			ss.srv.logf.Printf("sshlink: resize: %v", err)
 		}
 	}
 }
@@ -119,7 +119,7 @@ func (ss *session) startShell() bool {
 	env = append(env, ss.env...)
 	p, err := startProgram(programSpec{argv: cfg.Argv, env: env, dir: cfg.Dir, cols: ss.cols, rows: ss.rows})
 	if err != nil {
-		ss.srv.logf("sshlink: %v", err)
+		ss.srv.logf.Printf("sshlink: %v", err)
 		return false
 	}
 	ss.prog = p
@@ -140,7 +140,7 @@ func (ss *session) startCopiers() {
 	go func() {
 		defer ss.copiers.Done()
 		if _, err := io.Copy(ch, prog); err != nil && !errors.Is(err, io.EOF) {
-			logf("sshlink: program output: %v", err) // io.EOF: the channel closed first
+			logf.Printf("sshlink: program output: %v", err) // io.EOF: the channel closed first
 		}
 		// internal/pty does not report the exit code; 0 stands for
 		// "exited".
