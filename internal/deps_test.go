@@ -58,7 +58,7 @@ var layers = map[string]int{
 	"internal/coredump":            0,
 	"internal/crypto":              0,
 	"internal/logf":                0, // the injected log function's type
-	"internal/netaddr":             0,
+	"internal/enum":                0, // the flag enums' names
 	"internal/linkem":              0,
 	"internal/bench/workload":      0,
 	"internal/bench/report":        0,
@@ -75,22 +75,23 @@ var layers = map[string]int{
 	"internal/resume":              0, // the client's saved sessions, for gosh connect --resume
 	"internal/tty":                 0,
 	"internal/wincon":              0, // the Windows console (and typing into it, for tests)
-	"internal/ssp":                 1,
+	"internal/netaddr":             1,
 	"internal/netwatch":            1,
 	"internal/relay":               1, // UDP over a stream (SSH), when UDP is blocked
 	"internal/ssp/ssptest":         1,
 	"internal/predict":             1,
 	"internal/connectline":         1,
-	"internal/sshconfig":           1, // ssh_config, destinations and ssh -o; no I/O of its own
 	"internal/vt/vttest":           1,
-	"internal/session":             2,
+	"internal/ssp":                 2,
+	"internal/sshconfig":           2, // ssh_config, destinations and ssh -o; no I/O of its own
+	"internal/session":             3,
 	"internal/session/sessiontest": 2,
-	"internal/bootstrap":           2,
-	"internal/bench":               3, // runs the session loops over emulated links
-	"internal/e2etest":             2,
-	"internal/daemon":              3,
-	"cmd/gosh":                     4,
-	"internal":                     4, // this test
+	"internal/bootstrap":           3,
+	"internal/bench":               4, // runs the session loops over emulated links
+	"internal/e2etest":             3,
+	"internal/daemon":              4,
+	"cmd/gosh":                     5,
+	"internal":                     5, // this test
 }
 
 // processIO are imports that act on the whole process, its files or its

@@ -1,6 +1,6 @@
 package bootstrap
 
-import "fmt"
+import "github.com/gosh-term/gosh/internal/enum"
 
 // RemoteIP is how the client finds the server's address to send UDP to
 // (mosh's --experimental-remote-ip).
@@ -21,26 +21,17 @@ const (
 	RemoteIPRemote
 )
 
-var remoteIPNames = [...]string{RemoteIPProxy: "proxy", RemoteIPLocal: "local", RemoteIPRemote: "remote"}
+var remoteIPNames = enum.Names[RemoteIP]{
+	List: []string{RemoteIPProxy: "proxy", RemoteIPLocal: "local", RemoteIPRemote: "remote"},
+	Type: "mode",
+	Bad:  "bad remote IP mode %[1]q (want proxy, local or remote)",
+}
 
 // String returns the mode's name: "proxy", "local" or "remote".
-func (m RemoteIP) String() string {
-	if m < 0 || int(m) >= len(remoteIPNames) {
-		return fmt.Sprintf("RemoteIP(%d)", int(m))
-	}
-	return remoteIPNames[m]
-}
+func (m RemoteIP) String() string { return remoteIPNames.String(m) }
 
 // Set parses a mode name into m (flag.Value).
-func (m *RemoteIP) Set(s string) error {
-	for v, name := range remoteIPNames {
-		if s == name {
-			*m = RemoteIP(v)
-			return nil
-		}
-	}
-	return fmt.Errorf("bad remote IP mode %q (want proxy, local or remote)", s)
-}
+func (m *RemoteIP) Set(s string) error { return remoteIPNames.Set(m, s) }
 
 // Type names the flag's value type in usage messages (pflag.Value).
-func (m *RemoteIP) Type() string { return "mode" }
+func (m *RemoteIP) Type() string { return remoteIPNames.Type }

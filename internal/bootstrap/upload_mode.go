@@ -1,6 +1,6 @@
 package bootstrap
 
-import "fmt"
+import "github.com/gosh-term/gosh/internal/enum"
 
 // UploadMode is the self-upload policy (gosh connect --upload).
 type UploadMode int
@@ -17,26 +17,17 @@ const (
 	UploadAlways
 )
 
-var uploadModeNames = [...]string{UploadAuto: "auto", UploadNever: "never", UploadAlways: "always"}
+var uploadModeNames = enum.Names[UploadMode]{
+	List: []string{UploadAuto: "auto", UploadNever: "never", UploadAlways: "always"},
+	Type: "mode",
+	Bad:  "bad upload mode %[1]q (want auto, never or always)",
+}
 
 // String returns the mode's name: "auto", "never" or "always".
-func (m UploadMode) String() string {
-	if m < 0 || int(m) >= len(uploadModeNames) {
-		return fmt.Sprintf("UploadMode(%d)", int(m))
-	}
-	return uploadModeNames[m]
-}
+func (m UploadMode) String() string { return uploadModeNames.String(m) }
 
 // Set parses a mode name into m (flag.Value).
-func (m *UploadMode) Set(s string) error {
-	for v, name := range uploadModeNames {
-		if s == name {
-			*m = UploadMode(v)
-			return nil
-		}
-	}
-	return fmt.Errorf("bad upload mode %q (want auto, never or always)", s)
-}
+func (m *UploadMode) Set(s string) error { return uploadModeNames.Set(m, s) }
 
 // Type names the flag's value type in usage messages (pflag.Value).
-func (m *UploadMode) Type() string { return "mode" }
+func (m *UploadMode) Type() string { return uploadModeNames.Type }

@@ -2,9 +2,10 @@ package netaddr
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/gosh-term/gosh/internal/enum"
 )
 
 // Family says which addresses a name may resolve to, and in which order
@@ -27,43 +28,25 @@ const (
 	PreferIPv6
 )
 
-var familyNames = [...]string{AnyFamily: "any", IPv4: "inet", IPv6: "inet6", PreferIPv4: "prefer-inet", PreferIPv6: "prefer-inet6"}
+var familyNames = enum.Names[Family]{
+	List:    []string{AnyFamily: "any", IPv4: "inet", IPv6: "inet6", PreferIPv4: "prefer-inet", PreferIPv6: "prefer-inet6"},
+	Aliases: map[string]Family{"auto": AnyFamily, "all": AnyFamily},
+	Type:    "family",
+	Bad:     "bad address family %[1]q (want inet, inet6, auto, all, prefer-inet or prefer-inet6)",
+}
 
 // String returns the family's name as [ParseFamily] accepts it.
-func (f Family) String() string {
-	if f < 0 || int(f) >= len(familyNames) {
-		return fmt.Sprintf("Family(%d)", int(f))
-	}
-	return familyNames[f]
-}
+func (f Family) String() string { return familyNames.String(f) }
 
 // ParseFamily parses a family name: "inet", "inet6", "prefer-inet",
 // "prefer-inet6", or "any", "auto" and "all" (the resolver's order).
-func ParseFamily(s string) (Family, error) {
-	switch s {
-	case "auto", "all":
-		return AnyFamily, nil
-	}
-	for f, name := range familyNames {
-		if s == name {
-			return Family(f), nil
-		}
-	}
-	return AnyFamily, fmt.Errorf("bad address family %q (want inet, inet6, auto, all, prefer-inet or prefer-inet6)", s)
-}
+func ParseFamily(s string) (Family, error) { return familyNames.Parse(s) }
 
 // Set parses s into f (flag.Value).
-func (f *Family) Set(s string) error {
-	v, err := ParseFamily(s)
-	if err != nil {
-		return err
-	}
-	*f = v
-	return nil
-}
+func (f *Family) Set(s string) error { return familyNames.Set(f, s) }
 
 // Type names the flag's value type in usage messages (pflag.Value).
-func (f *Family) Type() string { return "family" }
+func (f *Family) Type() string { return familyNames.Type }
 
 // Only reports whether f admits a single family (IPv4 or IPv6).
 func (f Family) Only() bool { return f == IPv4 || f == IPv6 }

@@ -1,9 +1,6 @@
 package predict
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/gosh-term/gosh/internal/enum"
 
 // Mode says when predictions are shown (Mosh's --predict and
 // MOSH_PREDICTION_DISPLAY).
@@ -23,39 +20,24 @@ const (
 	Experimental
 )
 
-var modeNames = [...]string{Adaptive: "adaptive", Always: "always", Never: "never", Experimental: "experimental"}
+var modeNames = enum.Names[Mode]{
+	List: []string{Adaptive: "adaptive", Always: "always", Never: "never", Experimental: "experimental"},
+	Type: "mode",
+	Bad:  "predict: unknown prediction mode %[1]q: want one of %[2]s",
+}
 
 // String returns the mode's name as ParseMode accepts it.
-func (m Mode) String() string {
-	if m < 0 || int(m) >= len(modeNames) {
-		return fmt.Sprintf("Mode(%d)", int(m))
-	}
-	return modeNames[m]
-}
+func (m Mode) String() string { return modeNames.String(m) }
 
 // ParseMode parses a mode name: "adaptive", "always", "never" or
 // "experimental", exactly as stock Mosh spells them (case matters, and
 // the empty string is not a mode). The error lists the valid names.
-func ParseMode(s string) (Mode, error) {
-	for m, name := range modeNames {
-		if s == name {
-			return Mode(m), nil
-		}
-	}
-	return Adaptive, fmt.Errorf("predict: unknown prediction mode %q: want one of %s", s, strings.Join(modeNames[:], ", "))
-}
+func ParseMode(s string) (Mode, error) { return modeNames.Parse(s) }
 
 // Set sets m to the mode named s, as ParseMode parses it, leaving m as
 // it was on an error. With String and Type it makes *Mode a pflag.Value,
 // so a --predict flag can hold a Mode.
-func (m *Mode) Set(s string) error {
-	v, err := ParseMode(s)
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
+func (m *Mode) Set(s string) error { return modeNames.Set(m, s) }
 
 // Type returns "mode", the value's name in flag usage messages.
-func (m *Mode) Type() string { return "mode" }
+func (m *Mode) Type() string { return modeNames.Type }

@@ -2,10 +2,9 @@ package session
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/enum"
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
@@ -26,29 +25,20 @@ const (
 	TransportTCP
 )
 
-var transportNames = [...]string{TransportAuto: "auto", TransportUDP: "udp", TransportTCP: "tcp"}
+var transportNames = enum.Names[TransportMode]{
+	List: []string{TransportAuto: "auto", TransportUDP: "udp", TransportTCP: "tcp"},
+	Type: "transport",
+	Bad:  "unknown transport %[1]q: want one of %[2]s",
+}
 
 // String names the mode as --transport takes it.
-func (m TransportMode) String() string {
-	if m >= 0 && int(m) < len(transportNames) {
-		return transportNames[m]
-	}
-	return fmt.Sprintf("TransportMode(%d)", int(m))
-}
+func (m TransportMode) String() string { return transportNames.String(m) }
 
 // Set parses a --transport value (pflag.Value).
-func (m *TransportMode) Set(s string) error {
-	for i, n := range transportNames {
-		if s == n {
-			*m = TransportMode(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown transport %q: want one of %s", s, strings.Join(transportNames[:], ", "))
-}
+func (m *TransportMode) Set(s string) error { return transportNames.Set(m, s) }
 
 // Type names the flag's value type (pflag.Value).
-func (m *TransportMode) Type() string { return "transport" }
+func (m *TransportMode) Type() string { return transportNames.Type }
 
 // Relay is a path that carries the session's datagrams over a stream
 // when UDP is blocked: internal/relay's Conn over an SSH channel to

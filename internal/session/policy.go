@@ -2,11 +2,11 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/netip"
 	"strings"
 
+	"github.com/gosh-term/gosh/internal/enum"
 	"github.com/gosh-term/gosh/internal/netaddr"
 )
 
@@ -55,18 +55,23 @@ const (
 	TCPNo                          // none
 )
 
-var tcpForwardingNames = []string{"yes", "local", "remote", "no"}
+var tcpForwardingNames = enum.Names[TCPForwarding]{
+	List: []string{TCPYes: "yes", TCPLocal: "local", TCPRemote: "remote", TCPNo: "no"},
+	Fold: true,
+	Type: "yes|local|remote|no",
+	Bad:  policyBad,
+}
 
 func (t TCPForwarding) allowsLocal() bool  { return t == TCPYes || t == TCPLocal }
 func (t TCPForwarding) allowsRemote() bool { return t == TCPYes || t == TCPRemote }
 
-func (t TCPForwarding) String() string { return policyName(tcpForwardingNames, int(t)) }
+func (t TCPForwarding) String() string { return tcpForwardingNames.String(t) }
 
 // Set parses yes, local, remote or no.
-func (t *TCPForwarding) Set(s string) error { return setPolicy(tcpForwardingNames, (*int)(t), s) }
+func (t *TCPForwarding) Set(s string) error { return tcpForwardingNames.Set(t, s) }
 
 // Type names the flag's value in the help.
-func (*TCPForwarding) Type() string { return "yes|local|remote|no" }
+func (*TCPForwarding) Type() string { return tcpForwardingNames.Type }
 
 // GatewayPorts is where a server listens for -R: a pflag.Value, spelt as
 // sshd's GatewayPorts.
@@ -79,15 +84,20 @@ const (
 	GatewayYes                                 // every interface, whatever the client asks
 )
 
-var gatewayPortsNames = []string{"no", "clientspecified", "yes"}
+var gatewayPortsNames = enum.Names[GatewayPorts]{
+	List: []string{GatewayNo: "no", GatewayClientSpecified: "clientspecified", GatewayYes: "yes"},
+	Fold: true,
+	Type: "no|clientspecified|yes",
+	Bad:  policyBad,
+}
 
-func (g GatewayPorts) String() string { return policyName(gatewayPortsNames, int(g)) }
+func (g GatewayPorts) String() string { return gatewayPortsNames.String(g) }
 
 // Set parses no, clientspecified or yes.
-func (g *GatewayPorts) Set(s string) error { return setPolicy(gatewayPortsNames, (*int)(g), s) }
+func (g *GatewayPorts) Set(s string) error { return gatewayPortsNames.Set(g, s) }
 
 // Type names the flag's value in the help.
-func (*GatewayPorts) Type() string { return "no|clientspecified|yes" }
+func (*GatewayPorts) Type() string { return gatewayPortsNames.Type }
 
 // AgentForwarding is whether a server forwards the agent: a pflag.Value,
 // spelt as sshd's AllowAgentForwarding.
@@ -99,32 +109,24 @@ const (
 	AgentNo
 )
 
-var agentForwardingNames = []string{"yes", "no"}
+var agentForwardingNames = enum.Names[AgentForwarding]{
+	List: []string{AgentYes: "yes", AgentNo: "no"},
+	Fold: true,
+	Type: "yes|no",
+	Bad:  policyBad,
+}
 
-func (a AgentForwarding) String() string { return policyName(agentForwardingNames, int(a)) }
+func (a AgentForwarding) String() string { return agentForwardingNames.String(a) }
 
 // Set parses yes or no.
-func (a *AgentForwarding) Set(s string) error { return setPolicy(agentForwardingNames, (*int)(a), s) }
+func (a *AgentForwarding) Set(s string) error { return agentForwardingNames.Set(a, s) }
 
 // Type names the flag's value in the help.
-func (*AgentForwarding) Type() string { return "yes|no" }
+func (*AgentForwarding) Type() string { return agentForwardingNames.Type }
 
-func policyName(names []string, v int) string {
-	if v < 0 || v >= len(names) {
-		return fmt.Sprintf("policy(%d)", v)
-	}
-	return names[v]
-}
-
-func setPolicy(names []string, v *int, s string) error {
-	for i, n := range names {
-		if strings.EqualFold(s, n) {
-			*v = i
-			return nil
-		}
-	}
-	return fmt.Errorf("bad value %q (want %s)", s, strings.Join(names, ", "))
-}
+// policyBad is the error of a policy's Set: sshd's keywords take their
+// values in any case, and the error lists them all.
+const policyBad = "bad value %[1]q (want %[2]s)"
 
 // errPolicy refuses a channel the server's policy forbids.
 type errPolicy string

@@ -1,9 +1,9 @@
 package ssp
 
 import (
-	"fmt"
-	"strings"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/enum"
 )
 
 // Pacing selects when a sender sends a changed state.
@@ -107,29 +107,20 @@ const (
 	maxFloodGap = time.Second
 )
 
-var pacingNames = [...]string{PacingGosh: "gosh", PacingMosh: "mosh"}
+var pacingNames = enum.Names[Pacing]{
+	List: []string{PacingGosh: "gosh", PacingMosh: "mosh"},
+	Type: "pacing",
+	Bad:  "unknown pacing %[1]q: want one of %[2]s",
+}
 
 // String names the rule as --pacing takes it.
-func (p Pacing) String() string {
-	if p >= 0 && int(p) < len(pacingNames) {
-		return pacingNames[p]
-	}
-	return fmt.Sprintf("Pacing(%d)", int(p))
-}
+func (p Pacing) String() string { return pacingNames.String(p) }
 
 // Set parses a --pacing value (pflag.Value).
-func (p *Pacing) Set(s string) error {
-	for i, n := range pacingNames {
-		if s == n {
-			*p = Pacing(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown pacing %q: want one of %s", s, strings.Join(pacingNames[:], ", "))
-}
+func (p *Pacing) Set(s string) error { return pacingNames.Set(p, s) }
 
 // Type names the flag's value type (pflag.Value).
-func (p *Pacing) Type() string { return "pacing" }
+func (p *Pacing) Type() string { return pacingNames.Type }
 
 // Deferrable is implemented by states some of whose changes are worth no
 // frame of their own (the server's echo ack, which only helps the
