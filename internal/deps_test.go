@@ -24,7 +24,7 @@ const module = "github.com/gosh-term/gosh"
 // pureCores must not do I/O: they import none of forbiddenImports, directly
 // or through another gosh package.
 var pureCores = []string{
-	module + "/internal/crypto",
+	module + "/internal/sspcrypto",
 	module + "/internal/vt",
 	module + "/internal/predict",
 }
@@ -56,7 +56,7 @@ var ioPaths = []string{
 var layers = map[string]int{
 	"internal/buildinfo":           0,
 	"internal/coredump":            0,
-	"internal/crypto":              0,
+	"internal/sspcrypto":           0,
 	"internal/logf":                0, // the injected log function's type
 	"internal/enum":                0, // the flag enums' names
 	"internal/linkem":              0,
@@ -243,7 +243,7 @@ func TestSessionIOInjected(t *testing.T) {
 // TestLayout checks that the packages of the design card exist.
 func TestLayout(t *testing.T) {
 	root := repoRoot(t)
-	for _, dir := range []string{"cmd/gosh", "internal/ssp", "internal/crypto", "internal/vt",
+	for _, dir := range []string{"cmd/gosh", "internal/ssp", "internal/sspcrypto", "internal/vt",
 		"internal/predict", "internal/bootstrap", "internal/session", "internal/bench", "testdata"} {
 		if fi, err := os.Stat(filepath.Join(root, dir)); err != nil || !fi.IsDir() {
 			t.Errorf("missing directory %s", dir)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/gosh-term/gosh/internal/bootstrap"
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/daemon"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
@@ -21,6 +20,7 @@ import (
 	"github.com/gosh-term/gosh/internal/relay"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/tty"
 	"golang.org/x/term"
@@ -47,7 +47,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	}
 
 	var server netip.AddrPort
-	var key gcrypto.Key
+	var key sspcrypto.Key
 	var relayer *bootstrap.Relayer
 	var err error
 	id := "" // the server's session ID, when it told one
@@ -178,19 +178,19 @@ func attachEpoch(o *ConnectOptions) uint64 {
 
 // directTarget is --direct HOST PORT with the key in MOSH_KEY, which is
 // removed from the environment at once (as mosh-client does).
-func directTarget(ctx context.Context, o *ConnectOptions) (netip.AddrPort, gcrypto.Key, error) {
+func directTarget(ctx context.Context, o *ConnectOptions) (netip.AddrPort, sspcrypto.Key, error) {
 	text, ok := os.LookupEnv("MOSH_KEY")
 	os.Unsetenv("MOSH_KEY")
 	if !ok {
-		return netip.AddrPort{}, gcrypto.Key{}, errors.New("connect: MOSH_KEY environment variable not found")
+		return netip.AddrPort{}, sspcrypto.Key{}, errors.New("connect: MOSH_KEY environment variable not found")
 	}
-	key, err := gcrypto.ParseKey(strings.TrimSpace(text))
+	key, err := sspcrypto.ParseKey(strings.TrimSpace(text))
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: bad MOSH_KEY: %w", err)
+		return netip.AddrPort{}, sspcrypto.Key{}, fmt.Errorf("connect: bad MOSH_KEY: %w", err)
 	}
 	addr, err := netaddr.Resolve(ctx, o.DirectHost, o.Family)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: %w", err)
+		return netip.AddrPort{}, sspcrypto.Key{}, fmt.Errorf("connect: %w", err)
 	}
 	return netip.AddrPortFrom(addr, o.DirectPort), key, nil
 }
@@ -198,7 +198,7 @@ func directTarget(ctx context.Context, o *ConnectOptions) (netip.AddrPort, gcryp
 // startLocal is --local: start a session daemon on this machine, bound to
 // the loopback address, as mosh --local does. It returns the daemon's
 // address, key and session ID.
-func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.AddrPort, gcrypto.Key, string, error) {
+func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.AddrPort, sspcrypto.Key, string, error) {
 	ip := netip.MustParseAddr("127.0.0.1")
 	if o.Family == netaddr.IPv6 {
 		ip = netip.IPv6Loopback()
@@ -215,7 +215,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 		ForwardAgent: o.ForwardAgent && os.Getenv("SSH_AUTH_SOCK") != "",
 	}, stdin, o.Stderr)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, "", fmt.Errorf("connect: starting the local server: %w", err)
+		return netip.AddrPort{}, sspcrypto.Key{}, "", fmt.Errorf("connect: starting the local server: %w", err)
 	}
 	return netip.AddrPortFrom(ip, st.Port), st.Key, st.Session, nil
 }
@@ -224,7 +224,7 @@ func startLocal(ctx context.Context, o *ConnectOptions, stdin *os.File) (netip.A
 // --attach, takes its session over); id is the session's ID on the host.
 // Unless --transport=udp, the built-in client keeps the SSH connection for
 // the relay (the UDP-blocked fallback).
-func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf logf.Func) (server netip.AddrPort, key gcrypto.Key, id string, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
+func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf logf.Func) (server netip.AddrPort, key sspcrypto.Key, id string, relay *bootstrap.Relayer, agent string, fwd bootstrap.Forwards, err error) {
 	cfg := bootstrap.Config{
 		Destination:   o.Destination,
 		ServerCommand: o.Server,
@@ -259,7 +259,7 @@ func bootstrapRemote(ctx context.Context, o *ConnectOptions, logf logf.Func) (se
 	}
 	res, err := bootstrap.Run(ctx, cfg)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, "", nil, "", bootstrap.Forwards{}, explainRefused(o, err)
+		return netip.AddrPort{}, sspcrypto.Key{}, "", nil, "", bootstrap.Forwards{}, explainRefused(o, err)
 	}
 	id = res.Session
 	if id == "" {

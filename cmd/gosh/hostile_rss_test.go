@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -305,7 +305,7 @@ func (r rssResult) String() string {
 // attackClient runs attack against a client started by argv (given the
 // attacker's UDP port), and returns its figures.
 func attackClient(t *testing.T, argv func(port int) []string, gosh bool, attack func(*hostile)) rssResult {
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func attackClient(t *testing.T, argv func(port int) []string, gosh bool, attack 
 			}
 		}
 	}()
-	f, err := e2etest.NewForger(key, gcrypto.ToClient)
+	f, err := e2etest.NewForger(key, sspcrypto.ToClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func attackClient(t *testing.T, argv func(port int) []string, gosh bool, attack 
 // attackServer runs attack against a server started by argv.
 func attackServer(t *testing.T, argv []string, gosh bool, attack func(*hostile)) rssResult {
 	s := e2etest.StartServer(t, localeEnv, argv...)
-	key, err := gcrypto.ParseKey(s.Key)
+	key, err := sspcrypto.ParseKey(s.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func attackServer(t *testing.T, argv []string, gosh bool, attack func(*hostile))
 			}
 		}
 	}()
-	f, err := e2etest.NewForger(key, gcrypto.ToServer)
+	f, err := e2etest.NewForger(key, sspcrypto.ToServer)
 	if err != nil {
 		t.Fatal(err)
 	}

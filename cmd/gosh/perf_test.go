@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -241,7 +241,7 @@ func BenchmarkHostileServerRSS(b *testing.B) {
 // hostileServerRSS runs the attack once and returns the client's RSS in
 // KiB.
 func hostileServerRSS(b *testing.B, argv func(port int) []string, states int) int {
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func hostileServerRSS(b *testing.B, argv func(port int) []string, states int) in
 	if err != nil {
 		b.Fatalf("no datagram from the client: %v", err)
 	}
-	f, err := e2etest.NewForger(key, gcrypto.ToClient)
+	f, err := e2etest.NewForger(key, sspcrypto.ToClient)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/resume"
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"golang.org/x/term"
 )
 
@@ -108,15 +108,15 @@ func pickRecord(recs []resume.Record, name string) *resume.Record {
 }
 
 // target is the saved server address and key.
-func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
+func (s *savedSession) target() (netip.AddrPort, sspcrypto.Key, error) {
 	r := s.file.Record()
 	addr, err := netip.ParseAddrPort(r.Server)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: session %s: bad server address: %w", r.ID, err)
+		return netip.AddrPort{}, sspcrypto.Key{}, fmt.Errorf("connect: session %s: bad server address: %w", r.ID, err)
 	}
-	key, err := gcrypto.ParseKey(r.Key)
+	key, err := sspcrypto.ParseKey(r.Key)
 	if err != nil {
-		return netip.AddrPort{}, gcrypto.Key{}, fmt.Errorf("connect: session %s: %w", r.ID, err)
+		return netip.AddrPort{}, sspcrypto.Key{}, fmt.Errorf("connect: session %s: %w", r.ID, err)
 	}
 	return addr, key, nil
 }
@@ -125,7 +125,7 @@ func (s *savedSession) target() (netip.AddrPort, gcrypto.Key, error) {
 // (id; "" if the server told none), so that a later gosh connect can
 // resume it if this client dies. It returns nil (and logs why) if it
 // cannot.
-func saveSession(o *ConnectOptions, server netip.AddrPort, key gcrypto.Key, id string, logf logf.Func) *savedSession {
+func saveSession(o *ConnectOptions, server netip.AddrPort, key sspcrypto.Key, id string, logf logf.Func) *savedSession {
 	dir, err := resume.Dir()
 	if err != nil {
 		logf.Printf("not saving the session for resuming: %v", err)

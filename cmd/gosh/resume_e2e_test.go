@@ -14,14 +14,14 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/e2etest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // nonceLog records the sequence number of every datagram a relay sees
 // from the client, and counts those seen twice (a nonce reused).
 type nonceLog struct {
-	sess  *gcrypto.Session
+	sess  *sspcrypto.Session
 	mu    sync.Mutex
 	seen  map[uint64]bool
 	dups  []uint64
@@ -30,11 +30,11 @@ type nonceLog struct {
 }
 
 func newNonceLog(t testing.TB, key string) *nonceLog {
-	k, err := gcrypto.ParseKey(key)
+	k, err := sspcrypto.ParseKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := gcrypto.NewSession(k)
+	sess, err := sspcrypto.NewSession(k)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/sshlink"
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/pty"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // forwardRounds is how many small request/answer round trips Forward
@@ -98,7 +98,7 @@ func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64)
 // forwardGosh is Forward for gosh: the real session loops over a UDP relay
 // applying the link.
 func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64) (ForwardResult, error) {
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		return ForwardResult{}, err
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -37,7 +37,7 @@ func cryptoCases() []Case {
 		name string
 		make func() (cipher.AEAD, error)
 	}{
-		{"OCB", func() (cipher.AEAD, error) { return gcrypto.New(benchKey) }},
+		{"OCB", func() (cipher.AEAD, error) { return sspcrypto.New(benchKey) }},
 		{"GCM", func() (cipher.AEAD, error) {
 			blk, err := aes.NewCipher(benchKey)
 			if err != nil {
@@ -189,7 +189,7 @@ func sspCases() []Case {
 // echoBench types one character at a shell prompt per iteration: the
 // server's screen gains the echo and the echo ack moves.
 func echoBench(b *testing.B, measureReceive bool) {
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

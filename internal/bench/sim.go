@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // SimConfig is one emulated link and workload for [Simulate]: a server
@@ -50,7 +50,7 @@ func Simulate(cfg SimConfig) (SimResult, error) {
 		return SimResult{}, errors.New("bench: simulation needs a duration and a frame interval")
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x905))
-	key, err := gcrypto.NewKey(chachaReader{rand.NewChaCha8([32]byte{byte(cfg.Seed)})})
+	key, err := sspcrypto.NewKey(chachaReader{rand.NewChaCha8([32]byte{byte(cfg.Seed)})})
 	if err != nil {
 		return SimResult{}, err
 	}

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/connectline"
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/pty"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // moshLive is stock mosh-server and mosh-client, the client in a pty of
@@ -45,7 +45,7 @@ func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 		return nil, fmt.Errorf("starting mosh-server: %w", err)
 	}
 	var port uint16
-	var key gcrypto.Key
+	var key sspcrypto.Key
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if p, k, ok := connectline.Parse(sc.Text()); ok {

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/sshlink"
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/pty"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -38,7 +38,7 @@ type goshLive struct {
 }
 
 func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, withPrediction bool, pacing ssp.Pacing) (live, error) {
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/gosh-term/gosh/internal/ssp"
 
-	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // DefaultServerCommand is the remote command that starts a gosh server;
@@ -141,7 +141,7 @@ type Result struct {
 	// Port is the server's UDP port from the MOSH CONNECT line.
 	Port uint16
 	// Key is the session key from the MOSH CONNECT line.
-	Key crypto.Key
+	Key sspcrypto.Key
 	// ServerPID is the detached server's pid when the server reported it
 	// ("[mosh-server detached, pid = N]"), else 0.
 	ServerPID int

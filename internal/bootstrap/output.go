@@ -8,13 +8,13 @@ import (
 	"sync"
 
 	"github.com/gosh-term/gosh/internal/connectline"
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // startOutput collects what the remote start command printed.
 type startOutput struct {
 	port      uint16
-	key       crypto.Key
+	key       sspcrypto.Key
 	connected bool
 	serverIP  string // from MOSH SSH_CONNECTION
 	unameS    string // from GOSH UPLOAD

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -20,11 +20,11 @@ import (
 // mosh-client would (docs/protocol.md sections 3.1, 4, 5, 6.1), and requires an
 // authentic datagram in the to-client direction back. Stock mosh-server
 // answers a new client state with an ack within its ack delay.
-func probeServer(t testing.TB, addr netip.Addr, port uint16, key crypto.Key) {
+func probeServer(t testing.TB, addr netip.Addr, port uint16, key sspcrypto.Key) {
 	t.Helper()
-	sess, err := crypto.NewSession(key)
+	sess, err := sspcrypto.NewSession(key)
 	if err != nil {
-		t.Fatalf("crypto.NewSession: %v", err)
+		t.Fatalf("sspcrypto.NewSession: %v", err)
 	}
 	conn, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, port)))
 	if err != nil {
@@ -33,7 +33,7 @@ func probeServer(t testing.TB, addr netip.Addr, port uint16, key crypto.Key) {
 	defer conn.Close()
 	buf := make([]byte, 2048)
 	for seq := uint64(0); seq < 5; seq++ {
-		dgram, err := sess.Seal(nil, crypto.ToServer, seq, probePlaintext(t))
+		dgram, err := sess.Seal(nil, sspcrypto.ToServer, seq, probePlaintext(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,8 +53,8 @@ func probeServer(t testing.TB, addr netip.Addr, port uint16, key crypto.Key) {
 		if err != nil {
 			t.Fatalf("the server's reply does not open with the key from MOSH CONNECT: %v", err)
 		}
-		if dir != crypto.ToClient {
-			t.Fatalf("reply direction = %v, want %v", dir, crypto.ToClient)
+		if dir != sspcrypto.ToClient {
+			t.Fatalf("reply direction = %v, want %v", dir, sspcrypto.ToClient)
 		}
 		return
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/gosh-term/gosh/internal/buildinfo"
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // The fixed parts of the lines.
@@ -32,7 +32,7 @@ const (
 
 // Append appends the CONNECT line for port and key, with its newline, to
 // dst: exactly what mosh-server prints.
-func Append(dst []byte, port uint16, key crypto.Key) []byte {
+func Append(dst []byte, port uint16, key sspcrypto.Key) []byte {
 	dst = append(dst, connectPrefix...)
 	dst = strconv.AppendUint(dst, uint64(port), 10)
 	dst = append(dst, ' ')
@@ -43,30 +43,30 @@ func Append(dst []byte, port uint16, key crypto.Key) []byte {
 // Parse recognises a CONNECT line, accepting exactly what mosh's wrapper
 // accepts (the Perl pattern ^MOSH CONNECT (\d+?) ([A-Za-z0-9/+]{22})\s*$)
 // and additionally requiring a port in 1..65535 and a key that
-// [crypto.ParseKey] accepts. Leading bytes are not skipped: callers split
+// [sspcrypto.ParseKey] accepts. Leading bytes are not skipped: callers split
 // the stream into lines first.
-func Parse(line string) (port uint16, key crypto.Key, ok bool) {
+func Parse(line string) (port uint16, key sspcrypto.Key, ok bool) {
 	rest, found := strings.CutPrefix(line, connectPrefix)
 	if !found {
-		return 0, crypto.Key{}, false
+		return 0, sspcrypto.Key{}, false
 	}
 	rest = strings.TrimRight(rest, " \t\r\n\v\f")
 	digits, keyText, found := strings.Cut(rest, " ")
 	if !found || len(keyText) != keyLen || !allDigits(digits) {
-		return 0, crypto.Key{}, false
+		return 0, sspcrypto.Key{}, false
 	}
 	n, err := strconv.ParseUint(digits, 10, 16)
 	if err != nil || n == 0 {
-		return 0, crypto.Key{}, false
+		return 0, sspcrypto.Key{}, false
 	}
 	for i := 0; i < len(keyText); i++ {
 		if !isBase64Char(keyText[i]) {
-			return 0, crypto.Key{}, false
+			return 0, sspcrypto.Key{}, false
 		}
 	}
-	k, err := crypto.ParseKey(keyText)
+	k, err := sspcrypto.ParseKey(keyText)
 	if err != nil {
-		return 0, crypto.Key{}, false
+		return 0, sspcrypto.Key{}, false
 	}
 	return uint16(n), k, true
 }

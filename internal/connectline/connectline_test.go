@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 func TestParse(t *testing.T) {
@@ -138,7 +138,7 @@ func TestIsBanner(t *testing.T) {
 
 func TestAppend(t *testing.T) {
 	const text = "4NeCCgvZFe2RnPgrcU1PQw"
-	key, err := crypto.ParseKey(text)
+	key, err := sspcrypto.ParseKey(text)
 	if err != nil {
 		t.Fatal(err)
 	}

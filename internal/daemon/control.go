@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/connectline"
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // The control socket's wire format: the client (gosh server list, attach,
@@ -116,19 +116,19 @@ func parseControlRequest(line []byte) (controlRequest, error) {
 
 // parseControlReply parses and checks a reply line; the key is returned
 // parsed (zero when the reply has none).
-func parseControlReply(line []byte) (Session, crypto.Key, error) {
+func parseControlReply(line []byte) (Session, sspcrypto.Key, error) {
 	var r controlReply
 	if err := decodeLine(line, &r); err != nil {
-		return Session{}, crypto.Key{}, err
+		return Session{}, sspcrypto.Key{}, err
 	}
 	if !ValidSessionID(r.ID) || r.PID <= 0 || r.Cols < 0 || r.Rows < 0 {
-		return Session{}, crypto.Key{}, errors.New("daemon: bad control reply")
+		return Session{}, sspcrypto.Key{}, errors.New("daemon: bad control reply")
 	}
-	var key crypto.Key
+	var key sspcrypto.Key
 	if r.Key != "" {
-		k, err := crypto.ParseKey(r.Key)
+		k, err := sspcrypto.ParseKey(r.Key)
 		if err != nil {
-			return Session{}, crypto.Key{}, fmt.Errorf("daemon: bad key in the control reply: %w", err)
+			return Session{}, sspcrypto.Key{}, fmt.Errorf("daemon: bad key in the control reply: %w", err)
 		}
 		key = k
 	}

@@ -5,7 +5,7 @@ package daemon
 import (
 	"context"
 
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // ControlDir reports that there are no session daemons on this platform.
@@ -17,8 +17,8 @@ func ListSessions(ctx context.Context) ([]Session, error) { return nil, errNoSer
 
 // AttachSession reports that there are no session daemons on this
 // platform.
-func AttachSession(ctx context.Context, id, from string) (Session, crypto.Key, error) {
-	return Session{}, crypto.Key{}, errNoServer
+func AttachSession(ctx context.Context, id, from string) (Session, sspcrypto.Key, error) {
+	return Session{}, sspcrypto.Key{}, errNoServer
 }
 
 // KillSession reports that there are no session daemons on this platform.

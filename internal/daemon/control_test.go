@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // controlEnv points the control directory at a new temporary directory
@@ -257,7 +257,7 @@ func TestPeerUID(t *testing.T) {
 // kill or the test's end.
 type fakeLoop struct {
 	mu    sync.Mutex
-	key   gcrypto.Key
+	key   sspcrypto.Key
 	froms []string
 	ops   []session.ControlOp
 	done  chan struct{}
@@ -279,7 +279,7 @@ func startFakeLoop(t *testing.T, reqs <-chan session.ControlRequest) *fakeLoop {
 				rep := session.ControlReply{Info: info}
 				if r.Op == session.ControlAttach {
 					l.froms = append(l.froms, r.From)
-					l.key, _ = gcrypto.NewKey(nil)
+					l.key, _ = sspcrypto.NewKey(nil)
 					rep.Key = l.key
 				}
 				l.mu.Unlock()
@@ -597,7 +597,7 @@ func FuzzControlRequest(f *testing.F) {
 }
 
 func FuzzControlReply(f *testing.F) {
-	k, _ := gcrypto.NewKey(nil)
+	k, _ := sspcrypto.NewKey(nil)
 	for _, s := range []string{
 		`{"id":"0123abcd","pid":42,"command":"bash","port":60001,"started":"2024-01-02T03:04:05Z","attached":false}`,
 		`{"id":"0123abcd","pid":42,"command":"bash","port":60001,"started":"2024-01-02T03:04:05Z","last_contact":"2024-01-02T03:05:05Z","client":"192.0.2.7:5555","cols":80,"rows":24,"attached":true,"key":"` + k.Base64() + `"}`,
@@ -615,7 +615,7 @@ func FuzzControlReply(f *testing.F) {
 			t.Fatalf("%q: accepted %+v", line, s)
 		}
 		if !key.IsZero() {
-			if _, err := gcrypto.ParseKey(key.Base64()); err != nil {
+			if _, err := sspcrypto.ParseKey(key.Base64()); err != nil {
 				t.Fatalf("%q: key does not survive: %v", line, err)
 			}
 		}

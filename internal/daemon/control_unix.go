@@ -19,9 +19,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Every session daemon listens on a control socket, <dir>/<id>.sock in
@@ -369,7 +369,7 @@ func ListSessions(ctx context.Context) ([]Session, error) {
 // AttachSession asks session id to rekey for a new client (from is where
 // that client logged in from, shown to the previous client) and returns
 // the session's facts and the new key.
-func AttachSession(ctx context.Context, id, from string) (Session, crypto.Key, error) {
+func AttachSession(ctx context.Context, id, from string) (Session, sspcrypto.Key, error) {
 	s, key, err := askID(ctx, id, controlRequest{Op: opAttach, From: from})
 	if err == nil && key.IsZero() {
 		err = fmt.Errorf("daemon: session %s answered without a key", id)
@@ -384,9 +384,9 @@ func KillSession(ctx context.Context, id string) (Session, error) {
 }
 
 // askID sends req to session id; a refused request is an error.
-func askID(ctx context.Context, id string, req controlRequest) (Session, crypto.Key, error) {
+func askID(ctx context.Context, id string, req controlRequest) (Session, sspcrypto.Key, error) {
 	if !ValidSessionID(id) {
-		return Session{}, crypto.Key{}, ErrNoSession
+		return Session{}, sspcrypto.Key{}, ErrNoSession
 	}
 	for _, dir := range controlDirs() {
 		if checkControlDir(dir) != nil {
@@ -405,42 +405,42 @@ func askID(ctx context.Context, id string, req controlRequest) (Session, crypto.
 		}
 		return s, key, err
 	}
-	return Session{}, crypto.Key{}, ErrNoSession
+	return Session{}, sspcrypto.Key{}, ErrNoSession
 }
 
 // askPath sends req to the daemon listening at path and reads its reply.
 // A socket nobody listens on is removed, and reported as ErrNoSession.
-func askPath(ctx context.Context, path string, req controlRequest) (Session, crypto.Key, error) {
+func askPath(ctx context.Context, path string, req controlRequest) (Session, sspcrypto.Key, error) {
 	ctx, cancel := context.WithTimeout(ctx, controlClientTimeout)
 	defer cancel()
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		os.Remove(path) // its daemon is gone
-		return Session{}, crypto.Key{}, ErrNoSession
+		return Session{}, sspcrypto.Key{}, ErrNoSession
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return Session{}, crypto.Key{}, ErrNoSession
+		return Session{}, sspcrypto.Key{}, ErrNoSession
 	}
 	if err != nil {
-		return Session{}, crypto.Key{}, fmt.Errorf("daemon: %w", err)
+		return Session{}, sspcrypto.Key{}, fmt.Errorf("daemon: %w", err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
 	defer stop()
 	b, err := json.Marshal(req)
 	if err != nil {
-		return Session{}, crypto.Key{}, err
+		return Session{}, sspcrypto.Key{}, err
 	}
 	if _, err := conn.Write(append(b, '\n')); err != nil {
-		return Session{}, crypto.Key{}, fmt.Errorf("daemon: %w", err)
+		return Session{}, sspcrypto.Key{}, fmt.Errorf("daemon: %w", err)
 	}
 	line, err := readLine(conn, maxControlLine)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = errors.New("no answer")
 		}
-		return Session{}, crypto.Key{}, fmt.Errorf("daemon: the session's daemon: %w", err)
+		return Session{}, sspcrypto.Key{}, fmt.Errorf("daemon: the session's daemon: %w", err)
 	}
 	return parseControlReply(line)
 }

@@ -3,10 +3,10 @@ package daemon
 import (
 	"net/netip"
 
-	"github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Options is what "gosh server new" was asked to do: mosh-server's
@@ -53,7 +53,7 @@ type Options struct {
 // lists; "" if the daemon could not make its control socket).
 type Started struct {
 	Port    uint16
-	Key     crypto.Key
+	Key     sspcrypto.Key
 	PID     int
 	Session string
 }

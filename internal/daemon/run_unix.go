@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/coredump"
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/pty"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Run is the session daemon that [Start] starts: it reads its
@@ -102,8 +102,8 @@ func prepare(cfg *config, logf logf.Func) (session.ServerConfig, error) {
 		return err
 	})
 	if err == nil {
-		var key gcrypto.Key
-		if key, err = gcrypto.NewKey(nil); err == nil {
+		var key sspcrypto.Key
+		if key, err = sspcrypto.NewKey(nil); err == nil {
 			sc := session.ServerConfig{
 				Conn: conn, Key: key, PTY: prog, Cols: cols, Rows: rows, MOTD: cfg.MOTD,
 				NetworkTimeout: cfg.NetworkTimeout, SignalTimeout: cfg.SignalTimeout, Pacing: cfg.Options.Pacing, Logf: logf,

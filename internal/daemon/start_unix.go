@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gosh-term/gosh/internal/coredump"
-	"github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // startTimeout bounds the wait for the daemon's status.
@@ -135,7 +135,7 @@ func spawn(ctx context.Context, exe string, cfg *config, stderr io.Writer) (Star
 		case r.st.Error != "":
 			return Started{}, errors.New(r.st.Error)
 		}
-		key, err := crypto.ParseKey(r.st.Key)
+		key, err := sspcrypto.ParseKey(r.st.Key)
 		if err != nil || r.st.Port == 0 || r.st.Session != "" && !ValidSessionID(r.st.Session) {
 			return Started{}, fmt.Errorf("daemon: the server daemon reported a bad port, key or session ID")
 		}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"compress/zlib"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Forger seals SSP datagrams with a session key in one direction, with
@@ -13,15 +13,15 @@ import (
 // (a compromised server or client) can send. It is not safe for
 // concurrent use.
 type Forger struct {
-	sess *gcrypto.Session
-	dir  gcrypto.Direction
+	sess *sspcrypto.Session
+	dir  sspcrypto.Direction
 	seq  uint64
 	id   uint64
 }
 
 // NewForger returns a forger sealing in direction dir.
-func NewForger(key gcrypto.Key, dir gcrypto.Direction) (*Forger, error) {
-	sess, err := gcrypto.NewSession(key)
+func NewForger(key sspcrypto.Key, dir sspcrypto.Direction) (*Forger, error) {
+	sess, err := sspcrypto.NewSession(key)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ type Record struct {
 	// Server is the server's UDP address (a netip.AddrPort's text form).
 	Server string `json:"server"`
 	// Key is the session key in its printable base64 form (as
-	// crypto.Key.Base64 gives it). It is the secret.
+	// sspcrypto.Key.Base64 gives it). It is the secret.
 	Key string `json:"key"`
 	// Gosh reports that the server is gosh's, which can resume a
 	// session; a stock mosh-server cannot.

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -40,7 +40,7 @@ const (
 type ClientConfig struct {
 	// Server is the server's UDP address and Key the session key.
 	Server netip.AddrPort
-	Key    gcrypto.Key
+	Key    sspcrypto.Key
 	// Conn is the socket to talk to the server from (ssp.Dial); the
 	// client closes it when the session ends.
 	Conn *ssp.Conn

@@ -5,8 +5,8 @@ import (
 	"net/netip"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -45,7 +45,7 @@ type ControlReply struct {
 	// Info is the session's state (every request).
 	Info SessionInfo
 	// Key is the new session key (ControlAttach).
-	Key gcrypto.Key
+	Key sspcrypto.Key
 	// Err, if not nil, says why the request was refused.
 	Err error
 }
@@ -125,14 +125,14 @@ func epochStatesClient() (*vt.UserStream, *vt.Complete) {
 // transport from the canonical initial states (the client starts in
 // epoch 1), and the previous client's transport kept a while, frozen,
 // to tell it who took the session.
-func (s *server) attach(from string, now time.Time) (gcrypto.Key, error) {
-	key, err := gcrypto.NewKey(nil)
+func (s *server) attach(from string, now time.Time) (sspcrypto.Key, error) {
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
-		return gcrypto.Key{}, err
+		return sspcrypto.Key{}, err
 	}
 	tr, err := ssp.NewTransport(s.transportConfig(key), s.term, vt.NewUserStream(), now)
 	if err != nil {
-		return gcrypto.Key{}, err
+		return sspcrypto.Key{}, err
 	}
 	tr.SetEpochStates(epochStates)
 	tr.Restart(now)

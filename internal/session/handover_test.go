@@ -12,15 +12,15 @@ import (
 	"testing/synctest"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/session/sessiontest"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // secondClient runs another client loop from address ip with key and
 // cfg's options, on a terminal of its own.
-func (r *rig) secondClient(ip netip.Addr, key gcrypto.Key, cfg session.ClientConfig) (*sessiontest.Terminal, chan error, context.CancelFunc) {
+func (r *rig) secondClient(ip netip.Addr, key sspcrypto.Key, cfg session.ClientConfig) (*sessiontest.Terminal, chan error, context.CancelFunc) {
 	r.t.Helper()
 	pc, err := r.net.Listen(netip.AddrPortFrom(ip, 0))
 	if err != nil {

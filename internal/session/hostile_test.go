@@ -26,11 +26,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -58,7 +58,7 @@ type attacker struct {
 	to netip.AddrPort
 }
 
-func newAttacker(t *testing.T, pc *ssptest.PacketConn, key gcrypto.Key, dir gcrypto.Direction, to netip.AddrPort) *attacker {
+func newAttacker(t *testing.T, pc *ssptest.PacketConn, key sspcrypto.Key, dir sspcrypto.Direction, to netip.AddrPort) *attacker {
 	f, err := e2etest.NewForger(key, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestHostileServer(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		r.startClient(session.ClientConfig{})
-		a := newAttacker(t, r.srvPC, r.key, gcrypto.ToClient, r.cliConn.LocalAddr())
+		a := newAttacker(t, r.srvPC, r.key, sspcrypto.ToClient, r.cliConn.LocalAddr())
 		a.follow()
 		base := vt.NewComplete(80, 24)
 		one := base.Clone()
@@ -197,7 +197,7 @@ func TestHostileClient(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		r.startServer(session.ServerConfig{})
-		a := newAttacker(t, r.cliPC, r.key, gcrypto.ToServer, serverAddr)
+		a := newAttacker(t, r.cliPC, r.key, sspcrypto.ToServer, serverAddr)
 		a.follow()
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
@@ -259,9 +259,9 @@ func TestFloodWithoutKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pc.Close()
-		other, _ := gcrypto.NewKey(nil)
-		toServer := newAttacker(t, pc, other, gcrypto.ToServer, serverAddr)
-		toClient := newAttacker(t, pc, other, gcrypto.ToClient, r.cliConn.LocalAddr())
+		other, _ := sspcrypto.NewKey(nil)
+		toServer := newAttacker(t, pc, other, sspcrypto.ToServer, serverAddr)
+		toClient := newAttacker(t, pc, other, sspcrypto.ToClient, r.cliConn.LocalAddr())
 		before := heapNow()
 		rng := rand.New(rand.NewPCG(3, 3))
 		junk := make([]byte, 1400)
@@ -309,7 +309,7 @@ func TestHostileServerChannelOpens(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		r.startClient(session.ClientConfig{})
-		a := newAttacker(t, r.srvPC, r.key, gcrypto.ToClient, r.cliConn.LocalAddr())
+		a := newAttacker(t, r.srvPC, r.key, sspcrypto.ToClient, r.cliConn.LocalAddr())
 		a.follow()
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
@@ -342,7 +342,7 @@ func TestHostileClientChannelOpens(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		r.startServer(session.ServerConfig{})
-		a := newAttacker(t, r.cliPC, r.key, gcrypto.ToServer, serverAddr)
+		a := newAttacker(t, r.cliPC, r.key, sspcrypto.ToServer, serverAddr)
 		a.follow()
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
@@ -391,7 +391,7 @@ func TestHostileServerScrollback(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
 		r.startClient(session.ClientConfig{})
-		a := newAttacker(t, r.srvPC, r.key, gcrypto.ToClient, r.cliConn.LocalAddr())
+		a := newAttacker(t, r.srvPC, r.key, sspcrypto.ToClient, r.cliConn.LocalAddr())
 		a.follow()
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()

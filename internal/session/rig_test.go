@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/session/sessiontest"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // The addresses of the rig's network.
@@ -38,7 +38,7 @@ const (
 type rig struct {
 	t     *testing.T
 	net   *ssptest.Network
-	key   gcrypto.Key
+	key   sspcrypto.Key
 	term  *sessiontest.Terminal
 	shell *sessiontest.PTY
 
@@ -69,7 +69,7 @@ func newRig(t *testing.T) *rig {
 		srvDone: make(chan error, 1), cliDone: make(chan error, 1), cliBursts: map[time.Time]int{}}
 	r.delay = 10 * time.Millisecond
 	var err error
-	if r.key, err = gcrypto.NewKey(nil); err != nil {
+	if r.key, err = sspcrypto.NewKey(nil); err != nil {
 		t.Fatal(err)
 	}
 	r.net.Drop = func(from, to netip.AddrPort, _ []byte) bool {

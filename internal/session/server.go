@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -32,7 +32,7 @@ type ServerConfig struct {
 	// Conn is the bound server socket; Serve closes it.
 	Conn *ssp.Conn
 	// Key is the session key the client was given.
-	Key gcrypto.Key
+	Key sspcrypto.Key
 	// PTY is the program's terminal, already started at Cols×Rows (see
 	// [ClampSize]); Serve closes it.
 	PTY PTY
@@ -139,7 +139,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 }
 
 // serverTransport is the transport configuration of a server with key.
-func serverTransport(cfg ServerConfig, key gcrypto.Key, logf logf.Func) ssp.Config {
+func serverTransport(cfg ServerConfig, key sspcrypto.Key, logf logf.Func) ssp.Config {
 	caps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
 	if cfg.stock {
 		caps = 0
@@ -155,7 +155,7 @@ func serverTransport(cfg ServerConfig, key gcrypto.Key, logf logf.Func) ssp.Conf
 }
 
 // transportConfig is s's transport configuration with another key.
-func (s *server) transportConfig(key gcrypto.Key) ssp.Config {
+func (s *server) transportConfig(key sspcrypto.Key) ssp.Config {
 	return serverTransport(s.cfg, key, s.logf)
 }
 

@@ -6,8 +6,8 @@ import (
 	"net/netip"
 	"testing"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // typicalHostDiff is a 40-byte HostMessage as a server sends while
@@ -17,7 +17,7 @@ var typicalHostDiff = []byte("\x0a\x04\x3a\x02\x40\x2a" + // echoack 42
 	"\x0a\x1e\x12\x1c\x22\x1a" + "\x1b[?25lls -l\r\n\x1b[?25h\x1b[0m") // hostbytes
 
 func benchTransport(b *testing.B, server bool) *Transport[*ssptest.Log, *ssptest.Log] {
-	key, _ := gcrypto.ParseKey(goldenKey)
+	key, _ := sspcrypto.ParseKey(goldenKey)
 	cfg := Config{Key: key, Server: server, Rand: rand.NewChaCha8([32]byte{7})}
 	if !server {
 		cfg.Remote = netip.MustParseAddrPort("127.0.0.1:60001")
@@ -91,7 +91,7 @@ func BenchmarkFragmentReassemble(b *testing.B) {
 			b.SetBytes(int64(size))
 			for b.Loop() {
 				in.NewNum++
-				frags, _ = fr.Split(frags[:0], &in, payload, MaxDatagramIPv4-gcrypto.Overhead-TimestampSize-FragmentHeaderSize)
+				frags, _ = fr.Split(frags[:0], &in, payload, MaxDatagramIPv4-sspcrypto.Overhead-TimestampSize-FragmentHeaderSize)
 				for i := range frags {
 					if i == len(wire) {
 						wire = append(wire, nil)

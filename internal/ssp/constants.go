@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Protocol constants: fixed by Mosh 1.4 (docs/protocol.md sections 3 to 7).
@@ -162,7 +162,7 @@ const (
 
 	// minDatagramBudget is the smallest datagram budget a Transport
 	// accepts: room for the headers and one byte of fragment body.
-	minDatagramBudget = gcrypto.Overhead + TimestampSize + FragmentHeaderSize + 1
+	minDatagramBudget = sspcrypto.Overhead + TimestampSize + FragmentHeaderSize + 1
 
 	// readRetries, readBackoffMin and readBackoffMax: a socket whose reads
 	// fail is retried after a back-off that doubles from readBackoffMin to

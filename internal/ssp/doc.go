@@ -16,7 +16,7 @@
 //	 ├─ compressor             compress.go    zlib, 4 MiB inflate cap
 //	 ├─ Fragmenter, Assembly   fragment.go    ids, budgets, reassembly
 //	 └─ link                   link.go        seq, timestamps, RTT (rtt.go), roaming
-//	     └─ crypto.Session                    AES-128-OCB (internal/crypto)
+//	     └─ sspcrypto.Session                 AES-128-OCB (internal/sspcrypto)
 //	Conn                       conn.go        the only I/O: UDP sockets, readers, hops
 //
 // Only conn*.go reads the clock or starts goroutines. Everything else

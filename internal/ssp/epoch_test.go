@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // TestEpochResume: a client that dies and comes back with the same key in
@@ -19,7 +19,7 @@ import (
 func TestEpochResume(t *testing.T) {
 	s := newSim(t, 21, lan, lan, ssp.Config{})
 	s.server.SetEpochStates(func() (*logState, *logState) { return ssptest.NewLog(), ssptest.NewLog() })
-	sess, err := gcrypto.NewSession(s.key)
+	sess, err := sspcrypto.NewSession(s.key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,22 +6,22 @@ import (
 	"io"
 	"testing"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // forger builds datagrams by hand from the exported codecs, layer by
 // layer, so tests can send what a broken or hostile peer would.
 type forger struct {
 	t    testing.TB
-	sess *gcrypto.Session
-	dir  gcrypto.Direction
+	sess *sspcrypto.Session
+	dir  sspcrypto.Direction
 	seq  uint64
 	id   uint64
 }
 
-func newForger(t testing.TB, key gcrypto.Key, dir gcrypto.Direction, seq uint64) *forger {
-	sess, err := gcrypto.NewSession(key)
+func newForger(t testing.TB, key sspcrypto.Key, dir sspcrypto.Direction, seq uint64) *forger {
+	sess, err := sspcrypto.NewSession(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +82,9 @@ func zlibBytes(b []byte) []byte {
 }
 
 // decode opens a single-fragment datagram and decodes its instruction.
-func decode(t testing.TB, key gcrypto.Key, d []byte) (ssp.Packet, ssp.Instruction) {
+func decode(t testing.TB, key sspcrypto.Key, d []byte) (ssp.Packet, ssp.Instruction) {
 	t.Helper()
-	sess, _ := gcrypto.NewSession(key)
+	sess, _ := sspcrypto.NewSession(key)
 	_, _, pt, err := sess.Open(nil, d)
 	if err != nil {
 		t.Fatalf("open: %v", err)

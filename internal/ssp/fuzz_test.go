@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // FuzzReceive seals fuzzed plaintexts (timestamps, fragment header, body)
@@ -25,7 +25,7 @@ func FuzzReceive(f *testing.F) {
 		s := newSim(t, 1, lan, lan, ssp.Config{})
 		s.client.Current().Append([]byte("hello"))
 		s.run(time.Second)
-		fg := newForger(t, s.key, gcrypto.ToServer, 1<<50)
+		fg := newForger(t, s.key, sspcrypto.ToServer, 1<<50)
 		for _, pt := range [][]byte{a, b} {
 			s.server.Receive(s.now, fg.plaintext(pt), netip.MustParseAddrPort("192.0.2.99:1"))
 		}

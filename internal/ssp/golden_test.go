@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // The worked example of docs/protocol.md section 13: key 00 01 .. 0F, a
@@ -21,13 +21,13 @@ const (
 		"c5fea7c51c"
 )
 
-func goldenSession(t *testing.T) *gcrypto.Session {
+func goldenSession(t *testing.T) *sspcrypto.Session {
 	t.Helper()
-	key, err := gcrypto.ParseKey(goldenKey)
+	key, err := sspcrypto.ParseKey(goldenKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gcrypto.NewSession(key)
+	s, err := sspcrypto.NewSession(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestGoldenDatagramSeal(t *testing.T) {
 	f := Fragment{ID: 5, Final: true, Body: mustHex(t, goldenZlibHex)}
 	payload, _ := f.AppendBinary(nil)
 	epoch := time.Unix(5000, 0)
-	l := link{sess: goldenSession(t), dir: gcrypto.ToServer, clock: msClock{epoch}, seq: 42}
+	l := link{sess: goldenSession(t), dir: sspcrypto.ToServer, clock: msClock{epoch}, seq: 42}
 	got, err := l.seal([]byte("keep"), payload, epoch.Add(1000*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestGoldenDatagramSeal(t *testing.T) {
 func TestGoldenDatagramOpen(t *testing.T) {
 	dgram := mustHex(t, goldenDatagramHex)
 	epoch := time.Unix(5000, 0)
-	l := link{sess: goldenSession(t), dir: gcrypto.ToClient, server: true, clock: msClock{epoch}, logf: t.Logf}
+	l := link{sess: goldenSession(t), dir: sspcrypto.ToClient, server: true, clock: msClock{epoch}, logf: t.Logf}
 	from := netip.MustParseAddrPort("127.0.0.1:4000")
 	var st Stats
 	payload, _, derr := l.open(epoch.Add(1500*time.Millisecond), dgram, from, &st)
@@ -106,7 +106,7 @@ func TestGoldenDatagramOpen(t *testing.T) {
 }
 
 func TestGoldenDatagramThroughTransport(t *testing.T) {
-	key, _ := gcrypto.ParseKey(goldenKey)
+	key, _ := sspcrypto.ParseKey(goldenKey)
 	now := time.Unix(5000, 0)
 	tr, err := NewTransport(Config{Key: key, Server: true}, newTestLog(), newTestLog(), now)
 	if err != nil {

@@ -5,9 +5,9 @@ import (
 	"net/netip"
 	"testing"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // BenchmarkReceiveHostile measures the CPU a server spends on one hostile
@@ -15,7 +15,7 @@ import (
 // 1 Gbit/s of 1400-byte datagrams (about 90 000 a second), a kind that
 // costs 11 µs or less is absorbed by one core.
 func BenchmarkReceiveHostile(b *testing.B) {
-	key, _ := gcrypto.NewKey(fixedReader(21))
+	key, _ := sspcrypto.NewKey(fixedReader(21))
 	from := netip.MustParseAddrPort("192.0.2.10:50000")
 	newServer := func() *ssp.Transport[*ssptest.Log, *ssptest.Log] {
 		tr, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, ssptest.NewLog(), ssptest.NewLog(), simEpoch)
@@ -24,14 +24,14 @@ func BenchmarkReceiveHostile(b *testing.B) {
 		}
 		return tr
 	}
-	other, _ := gcrypto.NewKey(fixedReader(22))
+	other, _ := sspcrypto.NewKey(fixedReader(22))
 	r := rand.New(rand.NewPCG(1, 2))
 	garbage := make([]byte, 1400)
 	for i := range garbage {
 		garbage[i] = byte(r.Uint32())
 	}
-	wrongKey := newForger(b, other, gcrypto.ToServer, 0).plaintext(make([]byte, 1300))
-	valid := newForger(b, key, gcrypto.ToServer, 0)
+	wrongKey := newForger(b, other, sspcrypto.ToServer, 0).plaintext(make([]byte, 1300))
+	valid := newForger(b, key, sspcrypto.ToServer, 0)
 	replayed := valid.instruction(ssp.Instruction{ProtocolVersion: ssp.ProtocolVersion, OldNum: 0, NewNum: 1})[0]
 	bomb := valid.compressed(zlibBytes(make([]byte, 64<<20)))
 	unknown := valid.instruction(ssp.Instruction{ProtocolVersion: ssp.ProtocolVersion, OldNum: 1 << 40, NewNum: 1<<40 + 1, Diff: []byte("x")})[0]

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // TestHostileInput feeds a live server every kind of broken or hostile
@@ -21,11 +21,11 @@ func TestHostileInput(t *testing.T) {
 	if !s.converged() {
 		t.Fatal("no session")
 	}
-	f := newForger(t, s.key, gcrypto.ToServer, 1<<40)
-	older := newForger(t, s.key, gcrypto.ToServer, 1<<39) // datagrams older than f's
-	wrongDir := newForger(t, s.key, gcrypto.ToClient, 1<<40)
-	otherKey, _ := gcrypto.NewKey(fixedReader(3))
-	wrongKey := newForger(t, otherKey, gcrypto.ToServer, 1<<40)
+	f := newForger(t, s.key, sspcrypto.ToServer, 1<<40)
+	older := newForger(t, s.key, sspcrypto.ToServer, 1<<39) // datagrams older than f's
+	wrongDir := newForger(t, s.key, sspcrypto.ToClient, 1<<40)
+	otherKey, _ := sspcrypto.NewKey(fixedReader(3))
+	wrongKey := newForger(t, otherKey, sspcrypto.ToServer, 1<<40)
 	base := s.server.RemoteNum()
 	valid := func(in ssp.Instruction) ssp.Instruction {
 		in.ProtocolVersion = ssp.ProtocolVersion
@@ -51,7 +51,7 @@ func TestHostileInput(t *testing.T) {
 		want ssp.DropReason // of the last datagram; the others must be accepted
 	}{
 		{"oversize", [][]byte{make([]byte, ssp.MaxReceive+1)}, ssp.DropOversize},
-		{"shorter than nonce and tag", [][]byte{real[:gcrypto.Overhead-1]}, ssp.DropShort},
+		{"shorter than nonce and tag", [][]byte{real[:sspcrypto.Overhead-1]}, ssp.DropShort},
 		{"wrong key", wrongKey.instruction(valid(ssp.Instruction{OldNum: base, NewNum: base + 1})), ssp.DropAuth},
 		{"bit flipped", [][]byte{flipped}, ssp.DropAuth},
 		{"truncated", [][]byte{real[:len(real)-1]}, ssp.DropAuth},

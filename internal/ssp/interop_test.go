@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // goshCapsForInterop is a non-zero gosh_caps value: the interop tests
@@ -44,7 +44,7 @@ var (
 
 // startMoshServer runs `mosh-server new` on 127.0.0.1 and returns its
 // port and key; the daemon it forks is killed by pid at cleanup.
-func startMoshServer(t *testing.T) (netip.AddrPort, gcrypto.Key) {
+func startMoshServer(t *testing.T) (netip.AddrPort, sspcrypto.Key) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -66,7 +66,7 @@ func startMoshServer(t *testing.T) (netip.AddrPort, gcrypto.Key) {
 		t.Fatalf("no MOSH CONNECT line in %q", stdout.Bytes())
 	}
 	port, _ := strconv.Atoi(string(m[1]))
-	key, err := gcrypto.ParseKey(string(m[2]))
+	key, err := sspcrypto.ParseKey(string(m[2]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestInteropStockClientGoshServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	key, err := gcrypto.NewKey(nil)
+	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"net/netip"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 var (
@@ -22,8 +22,8 @@ var (
 // facts behind the server's detach and the client's port hops. It is
 // clock-free: every method takes now.
 type link struct {
-	sess   *gcrypto.Session
-	dir    gcrypto.Direction // the direction of what we send
+	sess   *sspcrypto.Session
+	dir    sspcrypto.Direction // the direction of what we send
 	server bool
 	clock  msClock
 	logf   logf.Func
@@ -69,10 +69,10 @@ func (l *link) seal(dst []byte, payload []byte, now time.Time) ([]byte, error) {
 	}
 	// Seal in place: the plaintext goes where the ciphertext will be.
 	start := len(dst)
-	dst = append(dst, make([]byte, gcrypto.NonceTailSize)...)
+	dst = append(dst, make([]byte, sspcrypto.NonceTailSize)...)
 	dst, _ = p.AppendBinary(dst)
-	dst = append(dst, make([]byte, gcrypto.TagSize)...)[:len(dst)] // room for the tag
-	out, err := l.sess.Seal(dst[:start], l.dir, l.seq, dst[start+gcrypto.NonceTailSize:])
+	dst = append(dst, make([]byte, sspcrypto.TagSize)...)[:len(dst)] // room for the tag
+	out, err := l.sess.Seal(dst[:start], l.dir, l.seq, dst[start+sspcrypto.NonceTailSize:])
 	if err != nil {
 		return dst[:start], err
 	}
@@ -90,7 +90,7 @@ func (l *link) open(now time.Time, datagram []byte, from netip.AddrPort, st *Sta
 	switch {
 	case len(datagram) > MaxReceive:
 		return nil, false, &DropError{DropOversize, errOversize}
-	case len(datagram) < gcrypto.Overhead:
+	case len(datagram) < sspcrypto.Overhead:
 		return nil, false, &DropError{DropShort, errShortSeal}
 	}
 	dir, seq, pt, err := l.sess.Open(l.pt[:0], datagram)

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -39,13 +39,13 @@ func heapInUse() uint64 {
 // state. The client's heap must stay under heapCeiling, and it must still
 // follow the newest state.
 func TestHostileServerMemory(t *testing.T) {
-	key, _ := gcrypto.NewKey(fixedReader(11))
+	key, _ := sspcrypto.NewKey(fixedReader(11))
 	server := netip.MustParseAddrPort("198.51.100.1:60001")
 	client, err := ssp.NewTransport(ssp.Config{Key: key, Remote: server}, vt.NewUserStream(), vt.NewComplete(80, 24), simEpoch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newForger(t, key, gcrypto.ToClient, 0)
+	f := newForger(t, key, sspcrypto.ToClient, 0)
 	base := vt.NewComplete(80, 24)
 	one := base.Clone()
 	one.Resize(vt.MaxCols, vt.MaxRows)
@@ -84,7 +84,7 @@ func TestHostileServerMemory(t *testing.T) {
 // the session still converges once the output stops.
 func TestBudgetBenignConvergence(t *testing.T) {
 	t.Parallel()
-	key, _ := gcrypto.NewKey(fixedReader(12))
+	key, _ := sspcrypto.NewKey(fixedReader(12))
 	srvAddr := netip.MustParseAddrPort("198.51.100.1:60001")
 	cliAddr := netip.MustParseAddrPort("192.0.2.10:50000")
 	now := simEpoch
@@ -142,13 +142,13 @@ func TestBudgetBenignConvergence(t *testing.T) {
 // one more keystroke (each of which holds its own megabyte), and never
 // raises throwaway_num.
 func TestHostileClientMemory(t *testing.T) {
-	key, _ := gcrypto.NewKey(fixedReader(13))
+	key, _ := sspcrypto.NewKey(fixedReader(13))
 	from := netip.MustParseAddrPort("192.0.2.10:50000")
 	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(80, 24), vt.NewUserStream(), simEpoch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newForger(t, key, gcrypto.ToServer, 0)
+	f := newForger(t, key, sspcrypto.ToServer, 0)
 	send := func(in ssp.Instruction) {
 		in.ProtocolVersion = ssp.ProtocolVersion
 		for _, d := range f.instruction(in) {
@@ -184,14 +184,14 @@ func TestHostileClientMemory(t *testing.T) {
 // redraws the whole screen every frame: the server's sent states must stay
 // in budget too.
 func TestHostileClientSenderMemory(t *testing.T) {
-	key, _ := gcrypto.NewKey(fixedReader(14))
+	key, _ := sspcrypto.NewKey(fixedReader(14))
 	from := netip.MustParseAddrPort("192.0.2.10:50000")
 	now := simEpoch
 	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(vt.MaxCols, vt.MaxRows), vt.NewUserStream(), now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newForger(t, key, gcrypto.ToServer, 0)
+	f := newForger(t, key, sspcrypto.ToServer, 0)
 	for _, d := range f.instruction(ssp.Instruction{ProtocolVersion: ssp.ProtocolVersion, OldNum: 0, NewNum: 1}) {
 		if err := server.Receive(now, d, from); err != nil {
 			t.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -33,7 +33,7 @@ type termSim struct {
 }
 
 func newTermSim(t *testing.T, prof linkem.Profile, cols, rows int, pacing ssp.Pacing) *termSim {
-	key, err := gcrypto.NewKey(rand.NewChaCha8([32]byte{7}))
+	key, err := sspcrypto.NewKey(rand.NewChaCha8([32]byte{7}))
 	if err != nil {
 		t.Fatal(err)
 	}

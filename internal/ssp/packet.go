@@ -9,7 +9,7 @@ var errShortPacket = errors.New("ssp: plaintext shorter than its timestamps")
 
 // Packet is the plaintext of one datagram (docs/protocol.md section 3.1): two
 // 16-bit millisecond timestamps and one fragment. The sequence number and
-// direction travel in the nonce, which [crypto.Session] handles.
+// direction travel in the nonce, which [sspcrypto.Session] handles.
 type Packet struct {
 	// Timestamp is the sender's clock in milliseconds mod 65536, or
 	// NoTimestamp.

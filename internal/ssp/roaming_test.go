@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // TestRoaming: the client's address and port change mid-session; the
@@ -62,8 +62,8 @@ func TestRoamingNotOnForgedOrStale(t *testing.T) {
 			fromServer = c[1:]
 		}
 	}
-	otherKey, _ := gcrypto.NewKey(fixedReader(9))
-	forged := newForger(t, otherKey, gcrypto.ToServer, 1<<40).instruction(ssp.Instruction{ProtocolVersion: 2, NewNum: 1})[0]
+	otherKey, _ := sspcrypto.NewKey(fixedReader(9))
+	forged := newForger(t, otherKey, sspcrypto.ToServer, 1<<40).instruction(ssp.Instruction{ProtocolVersion: 2, NewNum: 1})[0]
 	tests := []struct {
 		name string
 		d    []byte

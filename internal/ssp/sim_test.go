@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // linkModel describes one direction of the simulated path.
@@ -69,7 +69,7 @@ type sim struct {
 
 	clientAddr netip.AddrPort // the client's current source address
 	serverAddr netip.AddrPort
-	key        gcrypto.Key
+	key        sspcrypto.Key
 
 	// onSend, if set, sees every datagram sent (after the fact).
 	onSend func(toSrv bool, at time.Time, data []byte)
@@ -82,7 +82,7 @@ var simEpoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func newSim(t testing.TB, seed uint64, up, down linkModel, cfg ssp.Config) *sim {
 	t.Helper()
-	key, err := gcrypto.NewKey(rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), 1}))
+	key, err := sspcrypto.NewKey(rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8), 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"net/netip"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/logf"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Config configures a [Transport].
 type Config struct {
 	// Key is the session key shared by both sides.
-	Key gcrypto.Key
+	Key sspcrypto.Key
 
 	// Server selects the server side: it sends in direction ToClient,
 	// learns and follows the client's address (roaming), and forgets it
@@ -151,7 +151,7 @@ type Transport[L State[L], R State[R]] struct {
 // its own initial state (for Mosh: a blank terminal and an empty input
 // stream). now is the creation time.
 func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now time.Time) (*Transport[L, R], error) {
-	sess, err := gcrypto.NewSession(cfg.Key)
+	sess, err := sspcrypto.NewSession(cfg.Key)
 	if err != nil {
 		return nil, fmt.Errorf("ssp: %w", err)
 	}
@@ -160,12 +160,12 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	}
 	t := &Transport[L, R]{cfg: cfg, rand: newRandSource(cfg.Rand)}
 	t.link = link{
-		sess: sess, dir: gcrypto.ToServer, server: cfg.Server, clock: msClock{now}, logf: cfg.Logf,
+		sess: sess, dir: sspcrypto.ToServer, server: cfg.Server, clock: msClock{now}, logf: cfg.Logf,
 		rtt: NewRTT(), remote: cfg.Remote, hasRemote: !cfg.Server, lastPortAt: now,
 		budget: cfg.MaxDatagram, pt: make([]byte, 0, MaxReceive),
 	}
 	if cfg.Server {
-		t.link.dir = gcrypto.ToClient
+		t.link.dir = sspcrypto.ToClient
 	}
 	t.link.seq, t.link.seqLimit, t.link.reserve = cfg.FirstSeq, cfg.FirstSeq, cfg.ReserveSeq
 	t.frag.id = cfg.FirstSeq // fragment ids stay above those of an earlier client of the key
@@ -240,7 +240,7 @@ func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error)
 	}
 	t.encoded, _ = in.AppendBinary(t.encoded[:0])
 	t.compressed = t.comp.compress(t.compressed[:0], t.encoded)
-	maxBody := t.link.budget - gcrypto.Overhead - TimestampSize - FragmentHeaderSize
+	maxBody := t.link.budget - sspcrypto.Overhead - TimestampSize - FragmentHeaderSize
 	var err error
 	if t.frags, err = t.frag.Split(t.frags[:0], in, t.compressed, maxBody); err != nil {
 		return nil, err

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // TestWireSizes measures the on-wire size (UDP payload) of the datagram
@@ -35,7 +35,7 @@ func TestWireSizes(t *testing.T) {
 }
 
 func wireSizes(t *testing.T, caps uint64, rounds int) (keys, echoes []int) {
-	key, _ := gcrypto.NewKey(fixedReader(1))
+	key, _ := sspcrypto.NewKey(fixedReader(1))
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	srvAddr := netip.MustParseAddrPort("127.0.0.1:60001")
 	cliAddr := netip.MustParseAddrPort("127.0.0.1:50000")

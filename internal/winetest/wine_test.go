@@ -54,7 +54,7 @@ var windowsPackages = []string{
 	"./internal/bench/sshlink",
 	"./internal/bootstrap",
 	"./internal/connectline",
-	"./internal/crypto",
+	"./internal/sspcrypto",
 	"./internal/netaddr",
 	"./internal/predict",
 	"./internal/pty",

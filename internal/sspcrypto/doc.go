@@ -1,10 +1,11 @@
-// Package crypto is Mosh's session cryptography: AES-128 in OCB3 mode
-// (RFC 7253) with a 96-bit nonce and a 128-bit tag, the 16-byte session
-// [Key] and its 22-character text form, the [Nonce] built from a direction
-// bit and a sequence number, and the [Session] that seals and opens whole
-// datagrams. It is byte-for-byte compatible with mosh 1.4
-// (docs/protocol.md sections 1.4, 2 and 13). It is a pure package: it does no
-// I/O, reads no clock and starts no goroutines.
+// Package sspcrypto is Mosh's session cryptography, which seals SSP's
+// datagrams: AES-128 in OCB3 mode (RFC 7253) with a 96-bit nonce and a
+// 128-bit tag, the 16-byte session [Key] and its 22-character text form,
+// the [Nonce] built from a direction bit and a sequence number, and the
+// [Session] that seals and opens whole datagrams. It is byte-for-byte
+// compatible with mosh 1.4 (docs/protocol.md sections 1.4, 2 and 13). It
+// is a pure package: it does no I/O, reads no clock and starts no
+// goroutines.
 //
 // # OCB3
 //
@@ -83,6 +84,11 @@
 // one way to get the text that MOSH_KEY and the "MOSH CONNECT" line carry.
 // [ParseKey] accepts exactly what mosh-client accepts.
 //
+// Names. The package was internal/crypto, a name that clashed with the
+// standard library's; its errors and panics still start "crypto: " and a
+// Key still prints as "crypto.Key(redacted)", which is what they are about
+// and what logs and tests already show.
+//
 // # References
 //
 //   - T. Krovetz and P. Rogaway, "The OCB Authenticated-Encryption
@@ -96,4 +102,4 @@
 //     docs/protocol.md sections 1.4, 2 and 13.
 //   - P. Rogaway, M. Bellare, J. Black, "OCB: A Block-Cipher Mode of
 //     Operation for Efficient Authenticated Encryption", ACM TISSEC 2003.
-package crypto
+package sspcrypto

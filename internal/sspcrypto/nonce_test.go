@@ -1,4 +1,4 @@
-package crypto
+package sspcrypto
 
 import (
 	"encoding/hex"

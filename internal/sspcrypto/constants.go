@@ -1,4 +1,4 @@
-package crypto
+package sspcrypto
 
 // Protocol constants: fixed by Mosh 1.4 (docs/protocol.md sections 1.4 and 2).
 const (
