@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/gosh-term/gosh/internal/e2etest"
 )
 
@@ -115,9 +117,18 @@ func TestE2ESSHHabits(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, goshBin, "-F", conf, "-p", port, "--upload=never", "root@127.0.0.1")
 		cmd.Env = append(os.Environ(), "HOME="+r.home)
+		// A terminal on standard input, as a user has: without one gosh
+		// says so before it logs in.
+		ptm, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ptm.Close()
+		defer tty.Close()
+		cmd.Stdin = tty
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err := cmd.Run()
+		err = cmd.Run()
 		want := fmt.Sprintf("gosh: bootstrap: cannot reach 127.0.0.1:%s: connect: connection refused (-p %s is the server's UDP port, as in mosh; "+
 			"to log in over SSH on another port, use --ssh-port %s, HOST:%s or ssh://HOST:%s)\n", closed, port, port, port, port)
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError || stderr.String() != want {
