@@ -27,6 +27,7 @@ var pureCores = []string{
 	module + "/internal/sspcrypto",
 	module + "/internal/vt",
 	module + "/internal/predict",
+	module + "/internal/stream",
 }
 
 var forbiddenImports = map[string]bool{"net": true, "os": true, "os/exec": true, "syscall": true}
@@ -67,6 +68,7 @@ var layers = map[string]int{
 	"internal/terminfo":            0,
 	"internal/socks":               0,
 	"internal/vt":                  0,
+	"internal/stream":              0, // the congestion-controlled stream beside SSP (pure)
 	"internal/pb":                  0,
 	"internal/pb/hostpb":           0,
 	"internal/pb/transportpb":      0,

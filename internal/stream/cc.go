@@ -1,0 +1,295 @@
+package stream
+
+import "time"
+
+// The congestion controller's modes.
+const (
+	modeStartup = iota // grow the rate by startupGain a round trip until a queue forms
+	modeDrain          // empty the queue that startup built
+	modeCruise         // hold the bottleneck's queue near the target delay
+)
+
+const (
+	startupGain = 2.89 // 2/ln 2: the rate doubles each round trip
+	drainGain   = 0.5
+	cruiseCwnd  = 2.0 // the window is a safety, not the control: the rate is
+	maxCruise   = 1.25
+	minCruise   = 0.5
+	// plateauGrowth and plateauRounds end startup on a path that has no
+	// queue to show (a shallow buffer that drops instead).
+	plateauGrowth = 1.25
+	plateauRounds = 3
+	// idleRounds: in cruise, this many round trips in a row with almost no
+	// queue and the sender not short of data mean that the path can carry
+	// more than the rate found: back to startup.
+	idleRounds = 1 << 30 // never: cruise's gain finds a faster path itself
+	// heavyLoss is the loss, in a round trip, that the controller takes
+	// for an overflowing queue rather than the path's random loss.
+	heavyLoss = 0.2
+)
+
+// controller is the stream's congestion control: delay-based and paced,
+// so that the screen's frames, which share the bottleneck, find its
+// queue short. It estimates the path's rate as the largest delivery rate
+// of the last bwRounds round trips and its round trip as the smallest of
+// the last minRTTWindow (both as in BBR), and the queue on the way to
+// the peer from the one-way delays the peer measures: each packet
+// carries its send time, and the peer reports how much longer than the
+// shortest it has seen the packet took (LEDBAT's signal, blind to the
+// queue of the way back, which the peer's own stream may fill). The
+// queue is the least of those reports over the last half round trip. In cruise
+// it sends at the estimated rate times a gain that moves the queue
+// toward the target delay within about two round trips: above 1 while
+// the queue is shorter, below while it is longer. Random loss, which a
+// cellular or Wi-Fi link has without any queue, changes nothing; a
+// round trip that loses a fifth of what it sent lowers the rate.
+//
+// controller is not safe for concurrent use.
+type controller struct {
+	target time.Duration // the queueing delay to hold
+	mode   int
+
+	srtt     time.Duration
+	minRTT   time.Duration
+	minRTTAt time.Time
+	// The least queueing delay the peer reported in the current and the
+	// previous bucket of half the standing window.
+	curQ, prevQ       time.Duration
+	haveCur, havePrev bool
+	bucketAt          time.Time
+
+	bw       [bwRounds]float64 // the largest delivery rate of each of the last rounds
+	bwSlot   int
+	seedRate float64 // bytes/s before any delivery sample
+	// lastRate is what the last round trip delivered, per second.
+	lastRate   float64
+	roundAt    time.Time // when the current round started
+	roundStart uint64    // the delivered count then
+	roundSent  time.Time // when the packet that ended the previous round was sent
+	drainRate  float64   // the most a round of drain delivered
+
+	// Rounds: one ends when a packet sent after the previous end is
+	// acknowledged (delivered counts bytes acknowledged).
+	roundEnd   uint64
+	rounds     uint64
+	roundLimit bool // some sample of this round was short of data
+	roundAcked int
+	roundLost  int
+	fullBW     float64
+	fullCount  int
+	quietCount int
+	roundQ     time.Duration // the peer's queue reports this round: their sum
+	roundQN    int           // and count
+	// rr are the delivery rates of the last round trips, each over the
+	// whole round: cruise's estimate of the path's rate is their
+	// largest, which single samples' noise does not bias up as it does
+	// the largest of those.
+	rr [bwRounds]float64
+
+	rate float64 // pacing rate, bytes per second
+	cwnd int
+}
+
+// newController returns a controller in startup, for a path whose round
+// trip is about srtt.
+func newController(target, srtt time.Duration) *controller {
+	c := &controller{target: target}
+	c.reset(srtt)
+	return c
+}
+
+// reset starts again on a path of round trip srtt (the path changed).
+func (c *controller) reset(srtt time.Duration) {
+	*c = controller{target: c.target, srtt: srtt}
+	c.seedRate = float64(initialWindow) / max(srtt, time.Millisecond).Seconds()
+	c.update()
+}
+
+// bandwidth returns the estimated rate of the path in bytes per second.
+func (c *controller) bandwidth() float64 {
+	m := 0.0
+	for _, b := range c.bw {
+		m = max(m, b)
+	}
+	if c.mode == modeStartup {
+		m = max(m, c.seedRate)
+	}
+	return m
+}
+
+// roundBW returns the largest delivery rate of the last round trips,
+// each over its whole round (0 before a round ended).
+func (c *controller) roundBW() float64 {
+	m := 0.0
+	for _, r := range c.rr {
+		m = max(m, r)
+	}
+	return m
+}
+
+// queue returns the standing queueing delay: the least the peer
+// reported over the last half round trip or so.
+func (c *controller) queue() time.Duration {
+	switch {
+	case !c.haveCur && !c.havePrev:
+		return 0
+	case !c.havePrev:
+		return c.curQ
+	case !c.haveCur:
+		return c.prevQ
+	}
+	return min(c.curQ, c.prevQ)
+}
+
+// onRTT folds in a round-trip sample taken at now; srtt is the smoothed
+// round trip after it.
+func (c *controller) onRTT(now time.Time, rtt, srtt time.Duration) {
+	c.srtt = srtt
+	if c.minRTT == 0 || rtt <= c.minRTT || now.Sub(c.minRTTAt) > minRTTWindow {
+		c.minRTT, c.minRTTAt = rtt, now
+	}
+}
+
+// onQueue folds in the queueing delay the peer measured, at now, on the
+// way to it (the one-way delay of a packet above the least it saw).
+func (c *controller) onQueue(now time.Time, q time.Duration) {
+	half := max(c.srtt/4, time.Millisecond) // the standing window is half a round trip
+	if c.mode == modeStartup {
+		half = max(c.srtt/16, time.Millisecond)
+	}
+	if now.Sub(c.bucketAt) >= half {
+		c.prevQ, c.havePrev = c.curQ, c.haveCur
+		c.haveCur, c.bucketAt = false, now
+	}
+	if !c.haveCur || q < c.curQ {
+		c.curQ, c.haveCur = q, true
+	}
+	c.roundQ += q
+	c.roundQN++
+	c.update()
+}
+
+// sample is what an acknowledgement tells the controller.
+type sample struct {
+	rate       float64 // delivery rate, bytes per second; 0 for none
+	appLimited bool    // the sender was short of data when it sent the packet
+	prior      uint64  // the delivered count when the packet was sent
+	delivered  uint64  // the delivered count now
+	acked      int     // bytes newly acknowledged
+	now        time.Time
+	sentAt     time.Time // when the packet was sent
+}
+
+// onAck folds in an acknowledgement.
+func (c *controller) onAck(s sample) {
+	c.roundAcked += s.acked
+	c.roundLimit = c.roundLimit || s.appLimited
+	if s.rate > 0 && (!s.appLimited || s.rate > c.bandwidth()) {
+		c.bw[c.bwSlot] = max(c.bw[c.bwSlot], s.rate)
+	}
+	if s.prior >= c.roundEnd && s.delivered > c.roundEnd {
+		c.roundEnd = s.delivered
+		// Over the longer of the round's ack and send intervals: acks that
+		// come bunched (the way back's queue draining) overstate it.
+		// In drain the queue keeps the bottleneck busy all round, and the
+		// acks come at its rate, however slowly the stream sends.
+		interval := max(s.now.Sub(c.roundAt), s.sentAt.Sub(c.roundSent))
+		if c.mode == modeDrain {
+			interval = s.now.Sub(c.roundAt)
+		}
+		if !c.roundAt.IsZero() && interval > 0 {
+			c.lastRate = float64(s.delivered-c.roundStart) / interval.Seconds()
+			c.rr[c.bwSlot] = c.lastRate
+			if c.mode == modeDrain {
+				c.drainRate = max(c.drainRate, c.lastRate)
+			}
+		}
+		c.roundAt, c.roundStart, c.roundSent = s.now, s.delivered, s.sentAt
+		c.endRound()
+	}
+	c.update()
+}
+
+// onLoss counts bytes declared lost.
+func (c *controller) onLoss(bytes int) { c.roundLost += bytes }
+
+// endRound runs once a round trip: the mode changes.
+func (c *controller) endRound() {
+	c.rounds++
+	bw := c.bandwidth()
+	heavy := c.roundLost > 2*1200 && float64(c.roundLost) > heavyLoss*float64(c.roundLost+c.roundAcked)
+	switch {
+	case heavy:
+		for i := range c.bw {
+			c.bw[i] *= 0.75
+		}
+		if c.mode == modeStartup {
+			c.mode, c.drainRate = modeDrain, 0
+		}
+	case c.mode == modeStartup && !c.roundLimit:
+		if bw >= c.fullBW*plateauGrowth {
+			c.fullBW, c.fullCount = bw, 0
+		} else if c.fullCount++; c.fullCount >= plateauRounds {
+			c.mode, c.drainRate = modeDrain, 0
+		}
+	case c.mode == modeCruise:
+		if c.roundQN > 0 && c.roundQ/time.Duration(c.roundQN) < c.target/4 && !c.roundLimit {
+			c.quietCount++
+		} else {
+			c.quietCount = 0
+		}
+		if c.quietCount >= idleRounds {
+			c.mode, c.fullBW, c.fullCount, c.quietCount = modeStartup, 0, 0, 0
+			c.seedRate = c.roundBW()
+		}
+	}
+	c.bwSlot = (c.bwSlot + 1) % bwRounds
+	c.bw[c.bwSlot], c.rr[c.bwSlot] = 0, 0
+	c.roundLimit, c.roundAcked, c.roundLost = false, 0, 0
+	c.roundQ, c.roundQN = 0, 0
+}
+
+// update sets the mode's rate and window from the estimates.
+func (c *controller) update() {
+	q := c.queue()
+	switch {
+	case c.mode == modeStartup && q > c.target:
+		c.mode, c.drainRate = modeDrain, 0
+	case c.mode == modeDrain && q <= c.target/2:
+		// Cruise starts from what the bottleneck delivered while it
+		// drained: the rates startup measured are inflated by the bunched
+		// acks of its burst.
+		c.mode, c.quietCount = modeCruise, 0
+		c.rr = [bwRounds]float64{}
+		c.rr[c.bwSlot] = c.drainRate
+	}
+	// The gain's time constant is the path's round trip without its
+	// queue: a round trip swollen by the queue would weaken the
+	// correction as the queue grows.
+	bw, rtt := c.bandwidth(), max(c.minRTT, time.Millisecond)
+	if c.minRTT == 0 {
+		rtt = max(c.srtt, time.Millisecond)
+	}
+	gain, cwndGain := startupGain, startupGain
+	switch c.mode {
+	case modeDrain:
+		gain, cwndGain = drainGain, cruiseCwnd
+	case modeCruise:
+		// Down gently (the queue is measured a round trip late), up
+		// faster while there is almost none (the path is not full).
+		k := 2 * rtt
+		if q < c.target/2 {
+			k = rtt
+		}
+		gain = 1 + float64(c.target-q)/float64(k)
+		gain, cwndGain = min(max(gain, minCruise), maxCruise), cruiseCwnd
+		if r := c.roundBW(); r > 0 {
+			bw = r
+		}
+	}
+	c.rate = bw * gain
+	c.cwnd = max(minWindow, int(cwndGain*bw*rtt.Seconds()))
+	if c.mode == modeStartup {
+		c.cwnd = max(c.cwnd, initialWindow)
+	}
+}

@@ -1,0 +1,76 @@
+package stream
+
+import "time"
+
+// Protocol: what both ends of a stream assume.
+const (
+	// Window is how far beyond the first byte it has not received a
+	// receiver takes stream bytes; a sender never sends beyond what the
+	// peer acknowledged in order plus Window. It bounds what a receiver
+	// holds out of order.
+	Window = 4 << 20
+
+	// MaxAckRanges bounds the ranges of one Ack frame; a receiver drops
+	// a packet with more.
+	MaxAckRanges = 32
+
+	// MaxAckDelay is the longest a receiver holds an acknowledgement of
+	// a packet that asks for one (unless a second such packet comes
+	// first, which is acknowledged at once).
+	MaxAckDelay = 10 * time.Millisecond
+
+	// maxAckDelayField caps the delay and the queue a peer may claim in
+	// an Ack frame, and maxTimeField a packet's send time (a stream of
+	// 2^40 microseconds is 12 days old).
+	maxAckDelayField = time.Second
+	maxTimeField     = 1 << 40 * time.Microsecond
+
+	// owdWindow is how long the least one-way delay stands as the
+	// path's, without a queue (half of it to a whole: two buckets).
+	owdWindow = 10 * time.Second
+)
+
+// Implementation.
+const (
+	// initialWindow is how many bytes a sender sends in its first round
+	// trip, paced over the round trip the session already measured.
+	initialWindow = 32 * 1200
+
+	// minWindow is the least the congestion window falls to.
+	minWindow = 4 * 1200
+
+	// ackEvery: a receiver acknowledges at once every second packet
+	// that asks for it.
+	ackEvery = 2
+
+	// packetThreshold and timeThreshold declare a packet lost (RFC 9002
+	// section 6.1): three later packets acknowledged, or nine eighths of
+	// the round trip since it was sent while a later one was.
+	packetThreshold = 3
+	timeThresholdN  = 9
+	timeThresholdD  = 8
+
+	// maxProbeTimeout bounds the probe timeout's exponential back-off,
+	// so that a stream resumes within it after an outage of any length.
+	maxProbeTimeout = time.Second
+
+	// maxRecvRanges bounds the received packet-number ranges a receiver
+	// remembers (and acknowledges): the newest.
+	maxRecvRanges = MaxAckRanges
+
+	// maxSegments bounds the runs of bytes a receiver holds out of
+	// order; a packet that would need more is dropped unacknowledged.
+	maxSegments = 4096
+
+	// burstTime is how far ahead of its pacing a sender may send, so that
+	// a timer that fires late costs no rate.
+	burstTime = 2 * time.Millisecond
+
+	// minRTTWindow is how long the smallest round trip stands as the
+	// path's delay without queueing.
+	minRTTWindow = 10 * time.Second
+
+	// bwRounds is how many round trips the delivery rate's maximum
+	// spans.
+	bwRounds = 10
+)

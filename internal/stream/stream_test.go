@@ -1,0 +1,77 @@
+package stream
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/gosh-term/gosh/internal/linkem"
+)
+
+// TestTransferTable: a transfer both ways arrives whole and in order
+// whatever the path does to the packets: loss, reordering, duplication,
+// corruption the session would have rejected (here: truncation, which
+// the stream drops), an outage.
+func TestTransferTable(t *testing.T) {
+	lossy := linkem.Config{Delay: 20 * time.Millisecond, Loss: 0.1, Rate: 8e6, Queue: 200}
+	reorder := linkem.Config{Delay: 20 * time.Millisecond, Jitter: 15 * time.Millisecond, Reorder: true}
+	outage := linkem.Config{Delay: 30 * time.Millisecond, Outages: []linkem.Outage{{Start: 100 * time.Millisecond, Duration: 30 * time.Second}}}
+	cases := []struct {
+		name   string
+		link   linkem.Config
+		tamper func(rng *rand.Rand, p []byte) [][]byte
+		limit  time.Duration
+	}{
+		{"clean", linkem.Config{Delay: 10 * time.Millisecond}, nil, 5 * time.Second},
+		{"10% loss", lossy, nil, time.Minute},
+		{"reordering", reorder, nil, 10 * time.Second},
+		{"duplicates", linkem.Config{Delay: 10 * time.Millisecond}, func(rng *rand.Rand, p []byte) [][]byte {
+			if rng.IntN(4) == 0 {
+				return [][]byte{p, p}
+			}
+			return [][]byte{p}
+		}, 10 * time.Second},
+		{"truncated", linkem.Config{Delay: 10 * time.Millisecond}, func(rng *rand.Rand, p []byte) [][]byte {
+			if rng.IntN(10) == 0 {
+				return [][]byte{p[:rng.IntN(len(p))]}
+			}
+			return [][]byte{p}
+		}, 20 * time.Second},
+		{"30 s outage", outage, nil, 2 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, linkem.Profile{Up: tc.link, Down: tc.link}, Config{}, 3)
+			rng := rand.New(rand.NewPCG(1, 2))
+			if tc.tamper != nil {
+				s.tamper = func(_ bool, p []byte) [][]byte { return tc.tamper(rng, p) }
+			}
+			took := s.transfer(testData(1<<20), true, tc.limit)
+			t.Logf("%v; a %+v", took, s.a.Stats())
+		})
+	}
+}
+
+// TestOutageResumes: after a 30 s outage the stream sends again within
+// its probe timeout's cap of the link's return.
+func TestOutageResumes(t *testing.T) {
+	link := linkem.Config{Delay: 30 * time.Millisecond, Outages: []linkem.Outage{{Start: 150 * time.Millisecond, Duration: 30 * time.Second}}}
+	s := newSim(t, linkem.Profile{Up: link, Down: link}, Config{}, 1)
+	took := s.transfer(testData(4<<20), false, 2*time.Minute)
+	if limit := 32*time.Second + maxProbeTimeout + 3*time.Second; took > limit {
+		t.Errorf("4 MiB across a 30 s outage took %v; want under %v", took, limit)
+	}
+}
+
+// TestWindowGrowth: on a path with no rate limit, the window grows to
+// the bandwidth-delay product of what the sender has: 8 MiB over a 100
+// ms round trip go in well under a second more than the round trips of
+// a doubling each.
+func TestWindowGrowth(t *testing.T) {
+	link := linkem.Config{Delay: 50 * time.Millisecond}
+	s := newSim(t, linkem.Profile{Up: link, Down: link}, Config{}, 1)
+	took := s.transfer(testData(8<<20), false, time.Minute)
+	if st := s.a.Stats(); took > 1500*time.Millisecond || st.Window < 1<<20 {
+		t.Errorf("8 MiB over 100 ms took %v with a window of %d; want under 1.5 s and a window over 1 MiB", took, st.Window)
+	}
+}
