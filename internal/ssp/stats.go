@@ -96,6 +96,10 @@ type Stats struct {
 	// memory budget.
 	StatesEvicted uint64
 
+	// AuxSent and AuxReceived count aux datagrams (aux.go), also counted
+	// in DatagramsSent and DatagramsReceived.
+	AuxSent, AuxReceived uint64
+
 	// Dropped counts discarded datagrams and instructions by reason.
 	Dropped [NumDropReasons]uint64
 }

@@ -143,6 +143,9 @@ type Transport[L State[L], R State[R]] struct {
 	ends       []int    // where each datagram ends in arena
 	out        [][]byte // what Tick returns: slices of arena
 	inflated   []byte
+	// Aux datagrams (aux.go).
+	auxPlain, auxOut []byte
+	aux              []byte // the stream packet the last Receive took
 }
 
 // NewTransport returns a transport whose live local state is local (the
@@ -293,9 +296,13 @@ func (t *Transport[L, R]) Receive(now time.Time, datagram []byte, from netip.Add
 }
 
 func (t *Transport[L, R]) receive(now time.Time, datagram []byte, from netip.AddrPort) *DropError {
+	t.aux = nil
 	payload, newest, derr := t.link.open(now, datagram, from, &t.stats)
 	if derr != nil {
 		return derr
+	}
+	if len(payload) > 0 && payload[0] >= auxStream {
+		return t.receiveAux(payload)
 	}
 	f, err := ParseFragment(payload)
 	if err != nil {
