@@ -116,6 +116,7 @@ type channel struct {
 	more      chan struct{}      // lets the reader take its next chunk
 	writes    *writeQueue        // to the writer; nil ends the writing side
 	written   int                // written since the last credit we granted
+	extra     int                // the window's growth beyond vt.ChannelWindow (stream.go)
 	listening bool               // a listening channel (-R): no data, its connections open channels of their own
 	listener  Listener           // its listener, once open
 	notice    string             // for the peer's listening channel: what to tell its user once listening
@@ -167,6 +168,7 @@ type channels struct {
 	// accepted (a SOCKS handshake), against maxChannels.
 	busy    atomic.Int32
 	dropped int // the peer's opens dropped unanswered (chanHeldMax)
+	extra   int // the channels' windows' growth, together (grant)
 	refused int // the peer's opens refused
 }
 
@@ -637,13 +639,49 @@ func (cs *channels) event(ev chanEvent) {
 }
 
 // grant gives the peer back the credit of what was written to the
-// connection, once it is half a window and the local state has room.
+// connection, once it is half the channel's window and the local state
+// has room. Over the stream (stream.go) the window also doubles with
+// each grant, up to maxChanWindow and within chanWindowExtra for the
+// session: a channel that keeps draining gets the window its path's
+// bandwidth-delay product needs.
 func (cs *channels) grant(ch *channel) {
-	if ch.written >= vt.ChannelWindow/2 && !ch.gotClose && cs.room(1, chanHeldMax/2) {
-		cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(ch.written)})
-		ch.allowed += int64(ch.written)
-		ch.written = 0
+	win := vt.ChannelWindow + ch.extra
+	if ch.written < win/2 || ch.gotClose || !cs.room(1, chanHeldMax/2) {
+		return
 	}
+	credit := int64(ch.written)
+	if grow := min(win, maxChanWindow-win, chanWindowExtra-cs.extra); grow > 0 && cs.streaming() {
+		credit += int64(grow)
+		ch.extra += grow
+		cs.extra += grow
+	}
+	cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(credit)})
+	ch.allowed += credit
+	ch.written = 0
+}
+
+// Channel windows over the stream: each channel's grows to at most
+// maxChanWindow, and the growth of all together is at most
+// chanWindowExtra, so that what the writers hold stays bounded (16 MiB
+// at the initial windows, 8 MiB more at most).
+const (
+	maxChanWindow   = 4 << 20
+	chanWindowExtra = 8 << 20
+)
+
+// dataRoom returns how many more data bytes the channels may push into
+// the local state.
+func (cs *channels) dataRoom() int {
+	if s, ok := cs.state.(interface{ dataRoom() int }); ok {
+		return s.dataRoom()
+	}
+	return chanInFlight - cs.state.ChannelBytes()
+}
+
+// streaming reports whether the messages go in the session's stream.
+func (cs *channels) streaming() bool {
+	s, ok := cs.state.(interface{ streaming() bool })
+	return ok && s.streaming()
 }
 
 // flush sends what the credit allows of the pending data, then our Close
@@ -651,7 +689,7 @@ func (cs *channels) grant(ch *channel) {
 // nothing is pending.
 func (cs *channels) flush(ch *channel) {
 	for len(ch.pending) > 0 && ch.credit > 0 && !ch.sentClose {
-		room := chanInFlight - cs.state.ChannelBytes()
+		room := cs.dataRoom()
 		if room <= 0 || !cs.room(1, chanHeldMax/2) {
 			break // acks make room: flushAll
 		}
@@ -725,6 +763,7 @@ func (cs *channels) forget(ch *channel) {
 	}
 	delete(cs.byID, ch.id)
 	cs.busy.Add(-1)
+	cs.extra -= ch.extra
 }
 
 // reset forgets every channel, closing its connection or listener: a new

@@ -209,6 +209,8 @@ type client struct {
 	sizeRows   int
 
 	chans      *channels                // forwarded connections (channels.go)
+	cstream    *chanStream              // the channels' stream, once the server takes it (stream.go)
+	lastPath   ssp.Path                 // where the last datagrams went: a change is a new path for the stream
 	chanPos    uint64                   // the server's channel messages taken
 	forwarding bool                     // Forwards are being served, or were refused
 	remoteFwd  map[uint32]RemoteForward // by listening channel
@@ -258,7 +260,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		_, remote = epochStatesClient()
 	}
 	c.histNext = cfg.ResumeFrom
-	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
+	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession | capStream
 	if cfg.stock {
 		localCaps = 0
 	}
@@ -277,6 +279,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		return nil, err
 	}
 	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf.Printf)
+	c.chans.state = &chanSink{log: c.tr.Current(), stream: c.channelStream}
 	c.chans.closed, c.chans.notice = c.channelClosed, c.channelClosed
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
@@ -449,6 +452,9 @@ func (c *client) signal(now time.Time, s Signal) {
 		c.resume()
 	case SignalNetworkChange:
 		c.tr.Probe(now)
+		if c.cstream != nil {
+			c.cstream.st.PathChanged(now)
+		}
 	case SignalQuit:
 		c.logf.Printf("signal %v", s)
 		c.quit(now, "Signal received, shutting down...")
@@ -543,6 +549,15 @@ func (c *client) send(now time.Time) error {
 	if c.tr.Stats().DatagramsSent != sent {
 		c.fb.sent(path, now)
 	}
+	if cs := c.channelStream(); cs != nil { // after the screen's frames
+		if path != c.lastPath {
+			cs.st.PathChanged(now)
+		}
+		if err := cs.flush(c.tr, c.conn, now); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+	}
+	c.lastPath = path
 	c.notify.SetVia(c.fb.relayed(now))
 	if writeErr != nil {
 		c.notify.Set("sendto: "+writeErr.Error(), false, errorMessageLife, now)
@@ -550,9 +565,23 @@ func (c *client) send(now time.Time) error {
 	if c.tr.PortHopDue(now) {
 		if err := c.conn.Hop(); err != nil {
 			c.logf.Printf("opening a new port: %v", err)
+		} else if c.cstream != nil {
+			c.cstream.st.PathChanged(now)
 		}
 	}
 	return nil
+}
+
+// channelStream returns the channels' stream if the server takes it,
+// starting it the first time.
+func (c *client) channelStream() *chanStream {
+	if c.tr.PeerCaps()&capStream == 0 {
+		return nil
+	}
+	if c.cstream == nil {
+		c.cstream = newChanStream(time.Now(), c.tr.SRTT())
+	}
+	return c.cstream
 }
 
 // deadline is when the loop must wake next.
@@ -562,6 +591,9 @@ func (c *client) deadline(now time.Time) wake {
 	w.add(c.notify.NextDeadline(now))
 	w.add(c.predict.NextDeadline())
 	w.add(c.fb.deadline(now))
+	if c.cstream != nil {
+		w.add(c.cstream.st.NextDeadline())
+	}
 	if c.fenced.pending {
 		w.add(c.fenced.deadline)
 	}
@@ -598,6 +630,13 @@ func (c *client) receive(d ssp.Datagram) {
 		}
 		c.logf.Printf("dropped datagram: %v", err)
 		return
+	}
+	if p := c.tr.Aux(); p != nil {
+		if cs := c.channelStream(); cs != nil {
+			for _, m := range cs.receive(d.At, p, c.logf) {
+				c.chans.receive(m)
+			}
+		}
 	}
 	c.chans.flushAll() // acks may have made room
 	c.takeSessionID()

@@ -159,6 +159,7 @@ func (s *server) newClient(now time.Time) {
 	s.term.SetEchoAck(0)
 	s.chans.reset()
 	s.term.ResetChannels()
+	s.cstream = nil // the new client's stream starts afresh
 	s.term.ResetScroll()
 	s.histPos = s.tr.ResumeFrom()
 	s.attachedAt = now

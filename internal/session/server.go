@@ -135,12 +135,13 @@ func newServer(cfg ServerConfig) (*server, error) {
 	if h := term.History(); h != nil {
 		h.OnRecord(s.pushScrollback)
 	}
+	chans.state = &chanSink{log: term, stream: s.channelStream}
 	return s, nil
 }
 
 // serverTransport is the transport configuration of a server with key.
 func serverTransport(cfg ServerConfig, key sspcrypto.Key, logf logf.Func) ssp.Config {
-	caps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession
+	caps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession | capStream
 	if cfg.stock {
 		caps = 0
 	}
@@ -191,6 +192,7 @@ type server struct {
 	exit      bool   // end the session at the next iteration
 	reply     []byte
 	chans     *channels
+	cstream   *chanStream    // the channels' stream, once the client takes it (stream.go)
 	input     *vt.UserStream // the client's events taken so far (holds none)
 	listening bool           // the agent socket is served
 	histPos   uint64         // the next history line to put into the state
@@ -357,7 +359,24 @@ func (s *server) send(now time.Time) error {
 	if writeErr != nil {
 		s.logf.Printf("sendto: %v", writeErr)
 	}
+	if cs := s.channelStream(); cs != nil { // after the screen's frames
+		if err := cs.flush(s.tr, s.conn, now); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+	}
 	return nil
+}
+
+// channelStream returns the channels' stream if the client takes it,
+// starting it the first time.
+func (s *server) channelStream() *chanStream {
+	if s.tr.PeerCaps()&capStream == 0 {
+		return nil
+	}
+	if s.cstream == nil {
+		s.cstream = newChanStream(time.Now(), s.tr.SRTT())
+	}
+	return s.cstream
 }
 
 // deadline is when the loop must wake up next, whatever else happens.
@@ -369,6 +388,9 @@ func (s *server) deadline(now time.Time) wake {
 		w.add(s.oldUntil)
 	}
 	w.add(s.echo.NextDeadline())
+	if s.cstream != nil {
+		w.add(s.cstream.st.NextDeadline())
+	}
 	if !s.connected {
 		w.add(s.start.Add(noClientTimeout))
 	} else if s.cfg.NetworkTimeout > 0 {
@@ -396,6 +418,13 @@ func (s *server) receive(d ssp.Datagram) {
 	}
 	if s.tr.Epoch() != s.epoch {
 		s.newClient(d.At)
+	}
+	if p := s.tr.Aux(); p != nil {
+		if cs := s.channelStream(); cs != nil {
+			for _, m := range cs.receive(d.At, p, s.logf) {
+				s.chans.receive(m)
+			}
+		}
 	}
 	s.chans.flushAll() // acks may have made room
 	if n := s.tr.RemoteNum(); n != s.remoteNum && n != ssp.ShutdownNum {

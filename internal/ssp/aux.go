@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // Aux datagrams (docs/protocol.md section 12.5) carry what two gosh ends
@@ -60,7 +60,7 @@ func (t *Transport[L, R]) SealAux(now time.Time, payload []byte) ([]byte, error)
 // AuxBudget returns the most bytes a stream packet may have, for the
 // datagram that carries it to fit the datagram budget.
 func (t *Transport[L, R]) AuxBudget() int {
-	return t.link.budget - gcrypto.Overhead - TimestampSize - auxHeader
+	return t.link.budget - sspcrypto.Overhead - TimestampSize - auxHeader
 }
 
 // Aux returns the stream packet of the datagram the last Receive took,

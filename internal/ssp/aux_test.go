@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // TestAuxDatagrams: a stream packet sealed with SealAux reaches the peer
@@ -22,7 +22,7 @@ func TestAuxDatagrams(t *testing.T) {
 	s.client.Current().Append([]byte("hi"))
 	s.run(2 * time.Second)
 
-	sess, err := gcrypto.NewSession(s.key)
+	sess, err := sspcrypto.NewSession(s.key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestAuxDatagrams(t *testing.T) {
 	if err := s.server.Receive(s.now, out[0], moved); err != nil || s.server.Aux() != nil {
 		t.Errorf("an instruction after it: %v, Aux() = %q", err, s.server.Aux())
 	}
-	if got := s.server.AuxBudget(); got+gcrypto.Overhead+ssp.TimestampSize+1+binary.MaxVarintLen64 != ssp.MaxDatagramIPv6 {
+	if got := s.server.AuxBudget(); got+sspcrypto.Overhead+ssp.TimestampSize+1+binary.MaxVarintLen64 != ssp.MaxDatagramIPv6 {
 		t.Errorf("AuxBudget() = %d", got)
 	}
 }

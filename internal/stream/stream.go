@@ -104,9 +104,17 @@ func New(cfg Config, now time.Time) *Stream {
 // writes by Room (control messages may go beyond it).
 func (s *Stream) Write(b []byte) { s.snd.write(b) }
 
-// Room returns how many more bytes the caller should write: the send
-// buffer's bound less what is written and not yet acknowledged.
-func (s *Stream) Room() int { return s.cfg.SendBuffer - s.snd.buffered() }
+// Room returns how many more bytes the caller should write: about what
+// the congestion window lets go now, plus unsentSlack bytes to wait for
+// it (more would only wait here, in front of whatever the caller writes
+// next), within the send buffer's bound.
+func (s *Stream) Room() int {
+	limit := min(s.cfg.SendBuffer, max(s.snd.inflight, s.snd.cc.cwnd)+unsentSlack)
+	return max(0, limit-s.snd.buffered())
+}
+
+// unsentSlack is how much more than the window lets go now Room takes.
+const unsentSlack = 64 << 10
 
 // Buffered returns the bytes written and not yet acknowledged in order.
 func (s *Stream) Buffered() int { return s.snd.buffered() }
