@@ -312,7 +312,23 @@ func (cs *channels) open(service, label string, c io.ReadWriteCloser) {
 	ch := cs.add(id)
 	ch.label = label
 	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(service)})
+	cs.boost(ch)
 	cs.attach(ch, c)
+}
+
+// boost grants the peer, over the stream, chanBoost more credit on a new
+// channel at once (within chanWindowExtra): a bulk transfer need not wait
+// the round trips of the window's doublings to reach a long path's
+// bandwidth-delay product.
+func (cs *channels) boost(ch *channel) {
+	grow := min(chanBoost, chanWindowExtra-cs.extra)
+	if grow <= 0 || !cs.streaming() {
+		return
+	}
+	cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(grow)})
+	ch.extra += grow
+	cs.extra += grow
+	ch.allowed += int64(grow)
 }
 
 // add records a new channel with the initial windows.
@@ -491,7 +507,7 @@ func (cs *channels) receiveOpen(m vt.ChannelMsg) {
 		cs.record(&channel{id: m.ID, sentClose: true, writeDone: true}) // until the peer's Close
 		return
 	}
-	cs.add(m.ID)
+	cs.boost(cs.add(m.ID))
 	gen := cs.gen
 	go func() {
 		c, err := dial()
@@ -667,6 +683,7 @@ func (cs *channels) grant(ch *channel) {
 const (
 	maxChanWindow   = 4 << 20
 	chanWindowExtra = 8 << 20
+	chanBoost       = 448 << 10 // a new channel's window: 512 KiB
 )
 
 // dataRoom returns how many more data bytes the channels may push into
