@@ -67,7 +67,10 @@ type ForwardOptions struct {
 	Link  string
 	Bytes int
 	Seed  uint64
+	// Typing times a typist's echo during the transfer (--typing).
+	Typing bool
 
+	bytesSet       bool // --bytes was given
 	ctx            context.Context
 	Stdout, Stderr io.Writer
 }
@@ -78,19 +81,25 @@ func newBenchForwardCmd(runF func(*ForwardOptions) error) *cobra.Command {
 		Use:   "forward [options]",
 		Short: "Port forwarding throughput and round trip, ssh -L beside gosh -L, over an emulated link",
 		Long: `Measure port forwarding over an emulated link, SSH (a direct-tcpip channel over
-TCP in gVisor's userspace stack) beside gosh (a channel in the synchronised
-states), both ends in this process: the throughput of --bytes sent through a
+TCP in gVisor's userspace stack) beside gosh (a channel in the session's
+stream), both ends in this process: the throughput of --bytes sent through a
 forwarded connection to an echo server and back, and the round trip of a small
-request on a new connection (for gosh, its agent channel, as ssh-add opens it).`,
+request on a new connection (for gosh, its agent channel, as ssh-add opens it).
+
+With --typing, a typist types into the same session (prediction off) while the
+bytes go (10 MiB unless --bytes says otherwise): the table gives each
+transport's keystroke echo times during the transfer beside its throughput.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
+			o.bytesSet = cmd.Flags().Changed("bytes")
 			return runF(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Link, "link", "lan", "the link profile ("+strings.Join(linkem.ProfileNames(), ", ")+")")
 	cmd.Flags().IntVar(&o.Bytes, "bytes", 1<<20, "bytes sent through the forwarded connection and back")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
+	cmd.Flags().BoolVar(&o.Typing, "typing", false, "time a typist's keystroke echo during the transfer")
 	return cmd
 }
 
@@ -102,8 +111,19 @@ func runForward(o *ForwardOptions) error {
 	if o.Bytes < 1 || o.Bytes > 1<<30 {
 		return usagef("gosh bench forward: --bytes must be 1 to 1073741824")
 	}
-	res, err := bench.Forward(o.ctx, link, o.Bytes, o.Seed, o.Stderr)
-	bench.WriteForward(o.Stdout, link.Name+" ("+link.Description+")", res)
+	run := bench.Forward
+	if o.Typing {
+		run = bench.ForwardTyping
+		if !o.bytesSet {
+			o.Bytes = 10 << 20
+		}
+	}
+	res, err := run(o.ctx, link, o.Bytes, o.Seed, o.Stderr)
+	write := bench.WriteForward
+	if o.Typing {
+		write = bench.WriteForwardTyping
+	}
+	write(o.Stdout, link.Name+" ("+link.Description+")", res)
 	return err
 }
 

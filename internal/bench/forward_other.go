@@ -17,3 +17,8 @@ func Forward(context.Context, linkem.Profile, int, uint64, io.Writer) ([]Forward
 
 // forwardRounds: see forward_pty.go.
 const forwardRounds = 20
+
+// ForwardTyping needs a server-side pty too.
+func ForwardTyping(context.Context, linkem.Profile, int, uint64, io.Writer) ([]ForwardResult, error) {
+	return nil, errors.New("bench: forward needs a pseudo-terminal (Unix or Windows)")
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/gosh-term/gosh/internal/session"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/vt"
 )
 
 // forwardRounds is how many small request/answer round trips Forward
@@ -30,13 +32,30 @@ const forwardRounds = 20
 // sent through a forwarded connection to an echo server and back, and the
 // round trip of a small request on a new connection.
 func Forward(ctx context.Context, link linkem.Profile, size int, seed uint64, progress io.Writer) ([]ForwardResult, error) {
+	return forward(ctx, link, size, seed, false, progress)
+}
+
+// ForwardTyping measures, for SSH (the same connection, as ssh -L users
+// have it) and gosh (prediction off), the keystroke echo of a typist
+// while size bytes go through a forwarded connection to an echo server
+// and back: the throughput, and each key's time from the key to its echo
+// on the screen (ForwardResult.Echoes).
+func ForwardTyping(ctx context.Context, link linkem.Profile, size int, seed uint64, progress io.Writer) ([]ForwardResult, error) {
+	return forward(ctx, link, size, seed, true, progress)
+}
+
+func forward(ctx context.Context, link linkem.Profile, size int, seed uint64, typing bool, progress io.Writer) ([]ForwardResult, error) {
 	var out []ForwardResult
 	for _, run := range []struct {
 		name string
-		f    func(context.Context, linkem.Profile, int, uint64) (ForwardResult, error)
+		f    func(context.Context, linkem.Profile, int, uint64, bool) (ForwardResult, error)
 	}{{"ssh -L", forwardSSH}, {"gosh -L", forwardGosh}} {
-		fmt.Fprintf(progress, "%s/%s: %d bytes there and back, then %d round trips\n", link.Name, run.name, size, forwardRounds)
-		r, err := run.f(ctx, link, size, seed)
+		what := fmt.Sprintf("then %d round trips", forwardRounds)
+		if typing {
+			what = "with a typist"
+		}
+		fmt.Fprintf(progress, "%s/%s: %d bytes there and back, %s\n", link.Name, run.name, size, what)
+		r, err := run.f(ctx, link, size, seed, typing)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", run.name, err)
 		}
@@ -47,7 +66,7 @@ func Forward(ctx context.Context, link linkem.Profile, size int, seed uint64, pr
 }
 
 // forwardSSH is Forward for SSH.
-func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64) (ForwardResult, error) {
+func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64, typing bool) (ForwardResult, error) {
 	var pipes []*linkem.Pipe
 	var mu sync.Mutex
 	mk := func(cfg linkem.Config, seed uint64) func(func([]byte)) sshlink.Link {
@@ -73,7 +92,7 @@ func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64)
 	if err != nil {
 		return ForwardResult{}, err
 	}
-	srv, err := sshlink.StartServer(l, sshlink.ServerConfig{Argv: idleCommand(), Env: idleEnv(),
+	srv, err := sshlink.StartServer(l, sshlink.ServerConfig{Argv: forwardCommand(typing), Env: idleEnv(),
 		Forward: func(string) (io.ReadWriteCloser, error) { return echoConn(), nil }})
 	if err != nil {
 		return ForwardResult{}, err
@@ -90,14 +109,28 @@ func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64)
 		return ForwardResult{}, err
 	}
 	defer cl.Close()
-	go io.Copy(io.Discard, cl.Stdout)
+	m := newMirror(80, 24, false)
+	go io.Copy(m, cl.Stdout)
 	dial := func() (io.ReadWriteCloser, error) { return cl.DialTCP("127.0.0.1:7") }
+	if typing {
+		return measureTyping(dial, func(b []byte) error { _, err := cl.Stdin.Write(b); return err }, m, size)
+	}
 	return measureForward(dial, dial, size)
+}
+
+// forwardCommand is the program behind the forwarding session: one that
+// echoes what is typed (the terminal does) for the typist, else one that
+// sleeps.
+func forwardCommand(typing bool) []string {
+	if typing && runtime.GOOS != "windows" {
+		return []string{"cat"}
+	}
+	return idleCommand()
 }
 
 // forwardGosh is Forward for gosh: the real session loops over a UDP relay
 // applying the link.
-func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64) (ForwardResult, error) {
+func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64, typing bool) (ForwardResult, error) {
 	key, err := sspcrypto.NewKey(nil)
 	if err != nil {
 		return ForwardResult{}, err
@@ -106,7 +139,7 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 	if err != nil {
 		return ForwardResult{}, err
 	}
-	prog, err := pty.Start(pty.Spec{Command: idleCommand(), Env: idleEnv(), Cols: 80, Rows: 24})
+	prog, err := pty.Start(pty.Spec{Command: forwardCommand(typing), Env: idleEnv(), Cols: 80, Rows: 24})
 	if err != nil {
 		sconn.Close()
 		return ForwardResult{}, err
@@ -148,13 +181,96 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 			}
 		}
 	}()
+	if typing {
+		key := func(b []byte) error {
+			select {
+			case g.input <- b:
+				return nil
+			case <-time.After(forwardTimeout):
+				return fmt.Errorf("the gosh client takes no keys")
+			}
+		}
+		return measureTyping(local.connect, key, g.m, size)
+	}
 	return measureForward(local.connect, agent.connect, size)
+}
+
+// measureTyping sends size bytes through a connection from dialData and
+// reads them back, as measureForward does, while a typist types into the
+// session with key, a key every 200 to 300 ms (Enter after 60), and
+// times each key's echo on the screen m (the cursor where the key
+// leaves it).
+func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte) error, m *mirror, size int) (ForwardResult, error) {
+	m.quiet(time.Second, 10*time.Second)
+	done := make(chan struct{})
+	var r ForwardResult
+	var ferr error
+	go func() {
+		defer close(done)
+		r, ferr = measureData(dialData, size)
+	}()
+	time.Sleep(2 * time.Second) // the transfer under way
+	var echoes []time.Duration
+	col := 0
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			r.Echoes = echoes
+			return r, ferr
+		default:
+		}
+		k, want := []byte{byte('a' + i%26)}, col+1
+		if col == 60 {
+			k, want = []byte("\r"), 0
+		}
+		start := time.Now()
+		if err := key(k); err != nil {
+			return r, err
+		}
+		at := m.waitFor(echoTimeout, func(fb *vt.Framebuffer) bool {
+			x, _ := fb.Cursor()
+			return x == want
+		})
+		if at.IsZero() {
+			return r, fmt.Errorf("no echo of key %d within %v", i, echoTimeout)
+		}
+		echoes = append(echoes, at.Sub(start))
+		col = want
+		time.Sleep(time.Duration(200+i%6*20) * time.Millisecond)
+	}
 }
 
 // measureForward sends size bytes through a connection from dialData and
 // reads them back, then times forwardRounds small requests on new
 // connections from dialRound.
 func measureForward(dialData, dialRound func() (io.ReadWriteCloser, error), size int) (ForwardResult, error) {
+	r, err := measureData(dialData, size)
+	if err != nil {
+		return r, err
+	}
+	req := []byte("a request of some forty bytes, or so...")
+	for range forwardRounds {
+		time.Sleep(forwardPause) // a request now and then, as ssh-add makes them
+		start := time.Now()
+		c, err := dialRound()
+		if err != nil {
+			return r, err
+		}
+		go c.Write(req)
+		back := make([]byte, len(req))
+		err = readFull(c, back, forwardTimeout)
+		c.Close()
+		if err != nil {
+			return r, fmt.Errorf("round trip: %w", err)
+		}
+		r.RoundTrips = append(r.RoundTrips, time.Since(start))
+	}
+	return r, nil
+}
+
+// measureData sends size bytes through a connection from dialData and
+// reads them back, checking every byte.
+func measureData(dialData func() (io.ReadWriteCloser, error), size int) (ForwardResult, error) {
 	r := ForwardResult{Bytes: size}
 	c, err := dialData()
 	if err != nil {
@@ -182,25 +298,11 @@ func measureForward(dialData, dialRound func() (io.ReadWriteCloser, error), size
 			return r, fmt.Errorf("the data came back corrupted at byte %d", i)
 		}
 	}
-	req := []byte("a request of some forty bytes, or so...")
-	for range forwardRounds {
-		time.Sleep(forwardPause) // a request now and then, as ssh-add makes them
-		start := time.Now()
-		c, err := dialRound()
-		if err != nil {
-			return r, err
-		}
-		go c.Write(req)
-		back := make([]byte, len(req))
-		err = readFull(c, back, forwardTimeout)
-		c.Close()
-		if err != nil {
-			return r, fmt.Errorf("round trip: %w", err)
-		}
-		r.RoundTrips = append(r.RoundTrips, time.Since(start))
-	}
 	return r, nil
 }
+
+// echoTimeout bounds the wait for one key's echo.
+const echoTimeout = time.Minute
 
 // forwardPause separates the round trips: back to back they would be a
 // stream, which gosh paces as one.

@@ -41,3 +41,31 @@ func TestForwardQuick(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestForwardTypingQuick: gosh bench forward --typing over the lan link:
+// both transports carry the data intact and time the typist's echoes
+// during the transfer.
+func TestForwardTypingQuick(t *testing.T) {
+	link, err := linkem.LookupProfile("lan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link.Up.Rate, link.Up.Queue = 8e6, 100 // 1 MB/s: the 4 MiB last long enough to type during
+	link.Down = link.Up
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := ForwardTyping(ctx, link, 4<<20, 1, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.MBps() <= 0 || len(r.Echoes) < 3 || r.Echo(0.5) <= 0 {
+			t.Errorf("%s: %.3f MB/s, %d echoes (median %v)", r.Transport, r.MBps(), len(r.Echoes), r.Echo(0.5))
+		}
+	}
+	var b bytes.Buffer
+	WriteForwardTyping(&b, "lan", res)
+	if !strings.Contains(b.String(), "echo p95") || !strings.Contains(b.String(), "gosh -L") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
