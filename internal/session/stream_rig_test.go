@@ -19,7 +19,7 @@ import (
 )
 
 // auxCounter counts the aux datagrams (the stream's, docs/protocol.md
-// 12.5) among those the network carries, by opening them with the key:
+// 12.6) among those the network carries, by opening them with the key:
 // a plaintext whose fifth byte (after the timestamps) is 0x80 or more.
 type auxCounter struct {
 	sess *gcrypto.Session

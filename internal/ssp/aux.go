@@ -9,7 +9,7 @@ import (
 	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
-// Aux datagrams (docs/protocol.md section 12.5) carry what two gosh ends
+// Aux datagrams (docs/protocol.md section 12.6) carry what two gosh ends
 // exchange beside the state synchronisation: the session's stream of
 // forwarded bytes. They are sealed like every datagram, under the same
 // key and the same sequence counter (so no nonce is ever used twice, and

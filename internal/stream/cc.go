@@ -257,11 +257,11 @@ func (c *controller) update() {
 		c.mode, c.drainRate = modeDrain, 0
 	case c.mode == modeDrain && q <= c.target/2:
 		// Cruise starts from what the bottleneck delivered while it
-		// drained: the rates startup measured are inflated by the bunched
-		// acks of its burst.
+		// drained, or three quarters of the largest rate startup measured
+		// (inflated by the bunched acks of its burst), whichever is more.
 		c.mode, c.quietCount = modeCruise, 0
 		c.rr = [bwRounds]float64{}
-		c.rr[c.bwSlot] = c.drainRate
+		c.rr[c.bwSlot] = max(c.drainRate, 0.75*c.bandwidth())
 	}
 	// The gain's time constant is the path's round trip without its
 	// queue: a round trip swollen by the queue would weaken the
@@ -278,7 +278,10 @@ func (c *controller) update() {
 		// Down gently (the queue is measured a round trip late), up
 		// faster while there is almost none (the path is not full).
 		k := 2 * rtt
-		if q < c.target/2 {
+		switch {
+		case q < c.target/4:
+			k = rtt / 2
+		case q < c.target/2:
 			k = rtt
 		}
 		gain = 1 + float64(c.target-q)/float64(k)

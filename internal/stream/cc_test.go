@@ -20,8 +20,9 @@ func profile(t *testing.T, name string) linkem.Profile {
 // 100-packet queue each way), 10 MiB each way at once move at 85 % of
 // the link's rate or more (the framing costs 5 %, the acks and the first
 // seconds some more), and a small datagram offered beside them (a
-// keystroke's frame) waits little at the bottleneck: the median under 25
-// ms, the 95th percentile under 60 ms.
+// keystroke's frame) waits little at the bottleneck: the median under 30
+// ms, the 95th percentile under 60 ms (a key and its echo cross it once
+// each way; the session's own guard is TestEchoDuringTransfer).
 func TestCS244Throughput(t *testing.T) {
 	s := newSim(t, profile(t, "cs244-3g"), Config{}, 1)
 	s.probeEvery = 100 * time.Millisecond
@@ -34,8 +35,8 @@ func TestCS244Throughput(t *testing.T) {
 	if rate < 0.85*125000 {
 		t.Errorf("%.0f B/s, want at least 85 %% of the link's 125000", rate)
 	}
-	if med > 25*time.Millisecond || p95 > 60*time.Millisecond {
-		t.Errorf("queueing median %v, p95 %v; want at most 25 ms and 60 ms", med, p95)
+	if med > 30*time.Millisecond || p95 > 60*time.Millisecond {
+		t.Errorf("queueing median %v, p95 %v; want at most 30 ms and 60 ms", med, p95)
 	}
 }
 

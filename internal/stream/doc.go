@@ -1,7 +1,7 @@
 // Package stream is a reliable, ordered, congestion-controlled byte
 // stream over datagrams: the bulk channel that two gosh ends run beside
 // SSP's state synchronisation for forwarded connections
-// (docs/protocol.md section 12.5). It is a pure core: it takes the time
+// (docs/protocol.md section 12.6). It is a pure core: it takes the time
 // as an argument, returns packets and deadlines, and does no I/O; the
 // session seals its packets with the session's key and sequence numbers
 // (internal/ssp, Transport.SealAux) and sends them on the session's

@@ -179,6 +179,11 @@ func (r *receiver) received(now time.Time, p *Packet, size int) {
 		// A packet's one-way delay includes its serialisation at the
 		// bottleneck: only packets about as large as the largest count,
 		// or a small one would set a base that every full one exceeds.
+		if size > r.maxLen+owdSizeSlack {
+			// Larger packets than any before: the base the smaller ones
+			// set is below what a full one can take.
+			r.haveCur, r.havePrev = false, false
+		}
 		r.maxLen = max(r.maxLen, size)
 		if p.HasTime && size+owdSizeSlack >= r.maxLen {
 			r.queue = r.owd(now, p.Time)
