@@ -25,6 +25,7 @@ import (
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/stream"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -38,10 +39,11 @@ const hostileRSSCeiling = 96 << 10 // KiB
 const moshCap = 1 << 20 // KiB
 
 // The gosh_caps bits a hostile gosh peer claims (docs/protocol.md 12.2,
-// 12.3).
+// 12.3, 12.6).
 const (
 	capChannels   = 1 << 32
 	capScrollback = 1 << 33
+	capStream     = 1 << 36
 )
 
 // hostile is the attacker's end of one run: its socket, the victim's
@@ -273,6 +275,35 @@ var serverAttacks = []struct {
 		}
 	}},
 	{"bombs", "zlib bombs, maximal fragment sets, unknown bases", true, bombs},
+	{"stream", "the stream: 4 MiB never deliverable, runs of one byte, acks of what was never sent", false, streamFlood},
+}
+
+// streamFlood attacks a server's stream (docs/protocol.md 12.5): every
+// byte of its window but the first, in full packets and again in runs
+// of one byte, so that it holds the most it can and can deliver none,
+// with acknowledgements of packets it never sent.
+func streamFlood(h *hostile) {
+	h.caps |= capStream
+	userStates(h)
+	pn := uint64(0)
+	aux := func(p stream.Packet) {
+		p.Number = pn
+		pn++
+		b, _ := p.AppendBinary(nil)
+		pt, _ := (&ssp.Packet{Timestamp: ssp.NoTimestamp, TimestampReply: ssp.NoTimestamp, Payload: append([]byte{0x80, 0}, b...)}).AppendBinary(nil)
+		h.pc.WriteToUDP(h.f.Plaintext(pt), h.to)
+		if pn%8 == 7 {
+			time.Sleep(500 * time.Microsecond)
+		}
+	}
+	chunk := make([]byte, 1100)
+	for off := uint64(1); off+uint64(len(chunk)) <= stream.Window && !h.stopped.Load(); off += uint64(len(chunk)) {
+		aux(stream.Packet{HasData: true, Data: stream.Data{Offset: off, Bytes: chunk},
+			HasAck: true, Ack: stream.Ack{Largest: 1 << 40, Ranges: []stream.Span{{Lo: 0, Hi: 1 << 40}}}})
+	}
+	for off := uint64(1); off < 2*8192 && !h.stopped.Load(); off += 2 {
+		aux(stream.Packet{HasData: true, Data: stream.Data{Offset: off, Bytes: chunk[:1]}})
+	}
 }
 
 // userStates sends state 1, one key, and returns it.
