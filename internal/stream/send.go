@@ -48,6 +48,7 @@ type sender struct {
 	largestAcked uint64
 	anyAcked     bool
 	lastSentAt   time.Time // of the newest packet in flight
+	lastAckAt    time.Time // when an acknowledgement last acknowledged something
 	lossAt       time.Time
 	ptoCount     int
 	probes       int
@@ -89,6 +90,11 @@ func (s *sender) bytes(off uint64, n int) []byte {
 // is owed; a Ping for a probe with nothing to carry.
 func (s *sender) fill(now time.Time, p *Packet, room int, st *Stats) {
 	probe := s.probes > 0
+	// The pacing never waits longer than two packets take at the rate now:
+	// a gap set at a rate since raised would hold the stream back.
+	if gap := now.Add(s.gap(2 * (room + s.cfg.Overhead))); s.nextSend.After(gap) {
+		s.nextSend = gap
+	}
 	if !probe && (s.inflight+room+s.cfg.Overhead > s.cc.cwnd || now.Before(s.nextSend)) {
 		return
 	}
@@ -167,8 +173,12 @@ func (s *sender) sent(now time.Time, p *Packet, size int, st *Stats) {
 		s.probes--
 		return // probes are not paced
 	}
-	rate := max(s.cc.rate, 1)
-	s.nextSend = maxTime(s.nextSend, now.Add(-burstTime)).Add(time.Duration(float64(size) / rate * 1e9))
+	s.nextSend = maxTime(s.nextSend, now.Add(-burstTime)).Add(s.gap(size))
+}
+
+// gap returns how long size bytes take at the pacing rate.
+func (s *sender) gap(size int) time.Duration {
+	return time.Duration(float64(size) / max(s.cc.rate, 1) * 1e9)
 }
 
 // onAck processes an acknowledgement received at now.
@@ -215,7 +225,13 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 		s.cc.onRTT(now, s.rtt.latest, s.rtt.srtt)
 		s.cc.onQueue(now, a.Queue)
 	}
-	s.ptoCount = 0
+	if s.ptoCount >= 2 && now.Sub(s.lastAckAt) > max(silentPath, 4*s.rtt.srtt) {
+		// The path was silent through probe timeouts (an outage, a
+		// move): what the controller knew of it may no longer hold, and
+		// its samples across the silence are meaningless. Start again.
+		s.cc.reset(s.rtt.srtt)
+	}
+	s.ptoCount, s.lastAckAt = 0, now
 	s.advance()
 	rs := s.rateSample(now, newest)
 	rs.acked = ackedBytes
@@ -370,6 +386,10 @@ func (s *sender) pathChanged(now time.Time) {
 	s.cc.reset(s.rtt.srtt)
 	s.nextSend = now
 }
+
+// silentPath is how long without an acknowledgement, probes going
+// unanswered, makes the congestion control start again.
+const silentPath = 2 * time.Second
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
