@@ -216,22 +216,50 @@ func linkRig(r *rig, p linkem.Profile, seed uint64) {
 
 // TestEchoDuringTransfer is the guard of the screen's priority: over
 // CS244's 3G link (225 ms, 1 Mbit/s, 1 % loss each way, a 100-packet
-// queue), with a transfer through -L there and back, a key's echo
-// (prediction off) comes within the round trip plus 50 ms at the median
-// and plus 150 ms at the 95th percentile, as the stream's congestion
-// control keeps the bottleneck's queue short.
+// queue), with 4 MiB through -L there and back, a key's echo (prediction
+// off) comes within the round trip plus 50 ms at the median, as the
+// stream's congestion control keeps the bottleneck's queue short. The
+// 95th percentile is within plus 150 ms over the same link without its
+// random loss: with it, a key or an echo lost on the way (2 % of them)
+// waits for SSP's retransmission, some 500 ms more, whatever the stream
+// does, and fifty keys make that percentile one or three of them.
 func TestEchoDuringTransfer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		loss     bool
+		p95Bound time.Duration
+	}{
+		{"cs244-3g", true, 650 * time.Millisecond},
+		{"cs244-3g without loss", false, 150 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := linkem.LookupProfile("cs244-3g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.loss {
+				p.Up.Loss, p.Down.Loss = 0, 0
+			}
+			med, p95 := echoDuringTransfer(t, p)
+			rtt := 2 * p.Up.Delay
+			if med > rtt+50*time.Millisecond || p95 > rtt+tc.p95Bound {
+				t.Errorf("median %v, p95 %v; want within %v and %v", med, p95, rtt+50*time.Millisecond, rtt+tc.p95Bound)
+			}
+		})
+	}
+}
+
+// echoDuringTransfer types into a session over link p while 4 MiB go
+// through -L there and back, and returns the echoes' median and 95th
+// percentile.
+func echoDuringTransfer(t *testing.T, p linkem.Profile) (med, p95 time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t)
 		r.quiet = true
-		p, err := linkem.LookupProfile("cs244-3g")
-		if err != nil {
-			t.Fatal(err)
-		}
 		linkRig(r, p, 1)
 		c := startForwarding(r, session.ClientConfig{}).connect(t)
 		defer c.Close()
-		size := 2 << 20 // in virtual time: about 20 s of it, whatever the race detector costs
+		size := 4 << 20 // in virtual time: about 40 s of it, whatever the race detector costs
 		data := randomData(size, 3)
 		done := make(chan struct{})
 		var got []byte
@@ -242,7 +270,6 @@ func TestEchoDuringTransfer(t *testing.T) {
 		go c.Write(data)
 		began := time.Now()
 		time.Sleep(3 * time.Second) // the transfer under way
-		rtt := 2 * p.Up.Delay
 		var echoes []time.Duration
 		line := ""
 		for i := 0; ; i++ {
@@ -268,15 +295,15 @@ func TestEchoDuringTransfer(t *testing.T) {
 		if !bytes.Equal(got, data) {
 			t.Fatalf("the transfer came back corrupted (%d of %d bytes)", len(got), size)
 		}
-		slices.Sort(echoes)
-		med, p95 := echoes[len(echoes)/2], echoes[len(echoes)*95/100]
-		t.Logf("%d echoes during %d KiB each way (%v, %.0f B/s): median %v, p95 %v (RTT %v)", len(echoes), size>>10,
-			time.Since(began), float64(size)/time.Since(began).Seconds(), med, p95, rtt)
-		if len(echoes) < 20 || med > rtt+50*time.Millisecond || p95 > rtt+150*time.Millisecond {
-			t.Errorf("%d echoes, median %v, p95 %v; want at least 20, within %v and %v", len(echoes), med, p95,
-				rtt+50*time.Millisecond, rtt+150*time.Millisecond)
+		if len(echoes) < 20 {
+			t.Fatalf("%d echoes during the transfer, want at least 20", len(echoes))
 		}
+		slices.Sort(echoes)
+		med, p95 = echoes[len(echoes)/2], echoes[len(echoes)*95/100]
+		t.Logf("%d echoes during %d KiB each way (%v, %.0f B/s): median %v, p95 %v", len(echoes), size>>10,
+			time.Since(began), float64(size)/time.Since(began).Seconds(), med, p95)
 	})
+	return med, p95
 }
 
 // readN reads n bytes from c.
