@@ -95,6 +95,9 @@ func (s *sender) fill(now time.Time, p *Packet, room int, st *Stats) {
 	if gap := now.Add(s.gap(2 * (room + s.cfg.Overhead))); s.nextSend.After(gap) {
 		s.nextSend = gap
 	}
+	if s.inflight == 0 {
+		s.nextSend = minTime(s.nextSend, now) // after a pause, a request goes at once
+	}
 	if !probe && (s.inflight+room+s.cfg.Overhead > s.cc.cwnd || now.Before(s.nextSend)) {
 		return
 	}
@@ -390,6 +393,13 @@ func (s *sender) pathChanged(now time.Time) {
 // silentPath is how long without an acknowledgement, probes going
 // unanswered, makes the congestion control start again.
 const silentPath = 2 * time.Second
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
