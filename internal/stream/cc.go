@@ -23,6 +23,11 @@ const (
 	// queue and the sender not short of data mean that the path can carry
 	// more than the rate found: back to startup.
 	idleRounds = 1 << 30 // never: cruise's gain finds a faster path itself
+	// startupExit is the least queue that ends startup: in its first
+	// round trips a sample comes every few tens of milliseconds, and a
+	// path's jitter (EV-DO's 0 to 10 ms each way) alone would pass a
+	// smaller target.
+	startupExit = 25 * time.Millisecond
 	// heavyLoss is the loss, in a round trip, that the controller takes
 	// for an overflowing queue rather than the path's random loss.
 	heavyLoss = 0.2
@@ -253,7 +258,7 @@ func (c *controller) endRound() {
 func (c *controller) update() {
 	q := c.queue()
 	switch {
-	case c.mode == modeStartup && q > c.target:
+	case c.mode == modeStartup && q > max(c.target, startupExit):
 		c.mode, c.drainRate = modeDrain, 0
 	case c.mode == modeDrain && q <= c.target/2:
 		// Cruise starts from what the bottleneck delivered while it
