@@ -13,21 +13,21 @@ import (
 	"testing/synctest"
 	"time"
 
-	gcrypto "github.com/gosh-term/gosh/internal/crypto"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/session"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // auxCounter counts the aux datagrams (the stream's, docs/protocol.md
 // 12.6) among those the network carries, by opening them with the key:
 // a plaintext whose fifth byte (after the timestamps) is 0x80 or more.
 type auxCounter struct {
-	sess *gcrypto.Session
+	sess *sspcrypto.Session
 	n    atomic.Int64
 }
 
-func newAuxCounter(t *testing.T, key gcrypto.Key) *auxCounter {
-	sess, err := gcrypto.NewSession(key)
+func newAuxCounter(t *testing.T, key sspcrypto.Key) *auxCounter {
+	sess, err := sspcrypto.NewSession(key)
 	if err != nil {
 		t.Fatal(err)
 	}
