@@ -286,19 +286,12 @@ func importsTime(f *ast.File) bool {
 	return false
 }
 
-// plainLogf are the files whose logf is still a plain func, never nil
-// (a logf.Func's method value); everywhere else logf is a logf.Func.
-var plainLogf = map[string]bool{"internal/session/channels.go": true}
-
 // TestLogfPrintf checks that a logf is called through its Printf
 // (docs/style.md rule 5): a logf.Func may be nil, and calling a nil one
 // directly panics, where Printf discards.
 func TestLogfPrintf(t *testing.T) {
 	root := repoRoot(t)
 	forEachGoFile(t, root, func(rel string, f *ast.File, fset *token.FileSet) {
-		if plainLogf[filepath.ToSlash(rel)] {
-			return
-		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {

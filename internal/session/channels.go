@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -155,7 +156,7 @@ type channels struct {
 	listen listenFunc               // for "listen:" channels; nil refuses them
 	closed func(label, why string)  // the peer closed a channel of the forward label, saying why; may be nil
 	notice func(label, text string) // the peer's notice on a listening channel of ours; may be nil
-	logf   func(string, ...any)
+	logf   logf.Func
 	events chan chanEvent
 	done   chan struct{}
 	byID   map[uint32]*channel
@@ -176,8 +177,8 @@ type channels struct {
 // local state st; dial says how to reach a service the peer opens, and
 // whether this side forwards it at all (a peer cannot open what the user
 // did not ask for).
-func newChannels(server bool, st chanState, dial dialFunc, logf func(string, ...any)) *channels {
-	cs := &channels{state: st, dial: dial, logf: logf, events: make(chan chanEvent, 16),
+func newChannels(server bool, st chanState, dial dialFunc, log logf.Func) *channels {
+	cs := &channels{state: st, dial: dial, logf: log, events: make(chan chanEvent, 16),
 		done: make(chan struct{}), byID: map[uint32]*channel{}, nextID: 2}
 	if server {
 		cs.nextID = 1
@@ -218,7 +219,7 @@ func (cs *channels) listenService(l Listener, label string, anyGen bool, service
 					return
 				}
 				if pause == 0 {
-					cs.logf("channels: %s: accept: %v; trying again", label, err)
+					cs.logf.Printf("channels: %s: accept: %v; trying again", label, err)
 				}
 				pause = min(max(2*pause, acceptRetryMin), acceptRetryMax)
 				select {
@@ -231,7 +232,7 @@ func (cs *channels) listenService(l Listener, label string, anyGen bool, service
 			pause = 0
 			if int(cs.busy.Add(1)) > maxChannels {
 				cs.busy.Add(-1)
-				cs.logf("channels: %s: %d channels open; closing a new connection", label, maxChannels)
+				cs.logf.Printf("channels: %s: %d channels open; closing a new connection", label, maxChannels)
 				c.Close()
 				continue
 			}
@@ -251,7 +252,7 @@ func (cs *channels) accept(c io.ReadWriteCloser, gen uint64, anyGen bool, label 
 	}
 	if err != nil {
 		cs.busy.Add(-1)
-		cs.logf("channels: %s: %v", label, err)
+		cs.logf.Printf("channels: %s: %v", label, err)
 		c.Close()
 		return
 	}
@@ -468,7 +469,7 @@ func (cs *channels) receiveOpen(m vt.ChannelMsg) {
 		// The peer does not acknowledge what it was told: it is not
 		// told more.
 		if cs.dropped++; cs.dropped == 1 || cs.dropped%(64<<10) == 0 {
-			cs.logf("channels: the peer does not acknowledge; %d of its opens dropped unanswered", cs.dropped)
+			cs.logf.Printf("channels: the peer does not acknowledge; %d of its opens dropped unanswered", cs.dropped)
 		}
 		return
 	}
@@ -520,7 +521,7 @@ func (cs *channels) receiveOpen(m vt.ChannelMsg) {
 // refuse answers the peer's open m with a Close saying why.
 func (cs *channels) refuse(m vt.ChannelMsg, why string) {
 	if cs.refused++; cs.refused <= 8 || cs.refused%1024 == 0 {
-		cs.logf("channels: refused a channel for %q: %s (%d refused)", m.Data, why, cs.refused)
+		cs.logf.Printf("channels: refused a channel for %q: %s (%d refused)", m.Data, why, cs.refused)
 	}
 	cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte(why)})
 }
@@ -542,7 +543,7 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 			return
 		}
 		if ch.allowed -= int64(len(m.Data)); ch.allowed < 0 {
-			cs.logf("channels: channel %d: the peer sent beyond its credit", m.ID)
+			cs.logf.Printf("channels: channel %d: the peer sent beyond its credit", m.ID)
 			cs.fail(ch, "credit exceeded")
 			return
 		}
@@ -559,7 +560,7 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		}
 		ch.gotClose = true
 		if len(m.Data) > 0 {
-			cs.logf("channels: channel %d closed by the peer: %q", m.ID, m.Data)
+			cs.logf.Printf("channels: channel %d closed by the peer: %q", m.ID, m.Data)
 		}
 		if cs.closed != nil && !ch.sentClose {
 			cs.closed(ch.label, string(m.Data))
@@ -589,7 +590,7 @@ func (cs *channels) accepted(ev chanEvent) {
 	case ev.gen != cs.gen && !ev.anyGen:
 		ev.conn.Close() // its listening channel is gone
 	case cs.full() || !cs.room(1, chanHeldMax):
-		cs.logf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
+		cs.logf.Printf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
 			len(cs.byID), cs.state.ChannelHeld(), ev.accepted)
 		ev.conn.Close()
 	default:
@@ -639,7 +640,7 @@ func (cs *channels) event(ev chanEvent) {
 		cs.flush(ch)
 	case ev.eof:
 		if ev.err != nil {
-			cs.logf("channels: channel %d: %v", ch.id, ev.err)
+			cs.logf.Printf("channels: channel %d: %v", ch.id, ev.err)
 		}
 		ch.readEOF = true
 		cs.flush(ch)

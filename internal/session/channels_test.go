@@ -39,8 +39,6 @@ func (s *peerState) closes() int {
 	return n
 }
 
-func discard(string, ...any) {}
-
 // TestClientRefusesServerChannels: a server (perhaps compromised) can make
 // the client open nothing but the agent, and that only with -A: a TCP
 // channel, or the agent without -A, is refused with a Close, and nothing
@@ -60,7 +58,7 @@ func TestClientRefusesServerChannels(t *testing.T) {
 	} {
 		c := &client{cfg: ClientConfig{DialAgent: tc.dial}}
 		st := &peerState{}
-		cs := newChannels(false, st, c.dialService, discard)
+		cs := newChannels(false, st, c.dialService, nil)
 		cs.receive(vt.ChannelMsg{ID: 1, Kind: vt.ChannelOpen, Data: []byte(tc.service)})
 		if len(st.msgs) != 1 || st.msgs[0].Kind != vt.ChannelClose || st.msgs[0].ID != 1 {
 			t.Errorf("%s: pushed %+v, want a Close of channel 1", tc.name, st.msgs)
@@ -84,7 +82,7 @@ func eofDial(string) (func() (io.ReadWriteCloser, error), error) {
 // the refused ones still count until the peer closes them.
 func TestChannelsBounded(t *testing.T) {
 	st := &peerState{}
-	cs := newChannels(true, st, eofDial, discard)
+	cs := newChannels(true, st, eofDial, nil)
 	defer cs.close()
 	for id := uint32(2); id < 2+2*(maxChannels+10); id += 2 {
 		cs.receive(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
@@ -101,7 +99,7 @@ func TestChannelsBounded(t *testing.T) {
 func TestRefusalsBounded(t *testing.T) {
 	for _, service := range []string{"agent", "tcp:127.0.0.1:7"} {
 		st := &peerState{}
-		cs := newChannels(false, st, (&client{}).dialService, discard)
+		cs := newChannels(false, st, (&client{}).dialService, nil)
 		const opens = 100_000
 		for i := range opens {
 			cs.receive(vt.ChannelMsg{ID: uint32(2*i + 1), Kind: vt.ChannelOpen, Data: []byte(service)})
@@ -154,7 +152,7 @@ func (l *flakyListener) Close() error { close(l.closed); return nil }
 // forwarded; a closed one is given up.
 func TestAcceptRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cs := newChannels(false, &peerState{}, eofDial, discard)
+		cs := newChannels(false, &peerState{}, eofDial, nil)
 		defer cs.close()
 		l := &flakyListener{fails: 20, conns: make(chan net.Conn), closed: make(chan struct{})}
 		start := time.Now()
@@ -196,7 +194,7 @@ func TestAcceptRetries(t *testing.T) {
 func TestHandshakeBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &peerState{}
-		cs := newChannels(true, st, eofDial, discard)
+		cs := newChannels(true, st, eofDial, nil)
 		defer cs.close()
 		l := &flakyListener{conns: make(chan net.Conn), closed: make(chan struct{})}
 		defer l.Close()

@@ -278,7 +278,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf.Printf)
+	c.chans = newChannels(false, c.tr.Current(), c.dialService, logf)
 	c.chans.state = &chanSink{log: c.tr.Current(), stream: c.channelStream}
 	c.chans.closed, c.chans.notice = c.channelClosed, c.channelClosed
 	// The window size is the first event: pushed after the transport took

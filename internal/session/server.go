@@ -120,7 +120,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 		return nil, err
 	}
 	tr.SetEpochStates(epochStates)
-	chans := newChannels(true, term, cfg.dialService, logf.Printf)
+	chans := newChannels(true, term, cfg.dialService, logf)
 	chans.listen = cfg.listenService // the client's -R
 	s := &server{
 		chans: chans,

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/stream"
 	"github.com/gosh-term/gosh/internal/vt"
@@ -84,7 +85,7 @@ func (cs *chanStream) held() int {
 
 // receive takes a stream packet that arrived at now and returns the
 // channel messages it completed, in order.
-func (cs *chanStream) receive(now time.Time, pkt []byte, logf func(string, ...any)) []vt.ChannelMsg {
+func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []vt.ChannelMsg {
 	if err := cs.st.Receive(now, pkt); err != nil {
 		return nil // dropped; counted in the stream's stats
 	}
@@ -98,7 +99,7 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, logf func(string, ...an
 		m, n, err := parseStreamMsg(cs.partial)
 		if err != nil {
 			cs.dead, cs.partial = true, nil
-			logf("%v: ignoring the rest of the stream", err)
+			log.Printf("%v: ignoring the rest of the stream", err)
 			return out
 		}
 		if n == 0 {
