@@ -72,6 +72,15 @@ type controller struct {
 	roundStart uint64    // the delivered count then
 	roundSent  time.Time // when the packet that ended the previous round was sent
 	drainRate  float64   // the most a round of drain delivered
+	// The bottleneck's rate while drain empties its queue: the bytes
+	// delivered since an anchor over the time they took to arrive at the
+	// peer (their send times plus the queueing delays the peer reported;
+	// the acknowledgements' own timing, bunched on a loaded way back,
+	// would overstate it).
+	busyAt   time.Duration // the anchor's arrival, in the sender's stream clock
+	busyFrom uint64        // the delivered count then
+	haveBusy bool
+	busyRate float64
 
 	// Rounds: one ends when a packet sent after the previous end is
 	// acknowledged (delivered counts bytes acknowledged).
@@ -183,11 +192,25 @@ type sample struct {
 	acked      int     // bytes newly acknowledged
 	now        time.Time
 	sentAt     time.Time // when the packet was sent
+	// arrival is when the packet reached the peer, in the sender's stream
+	// clock less the path's base delay; busy says it is known (a full
+	// packet, whose queueing delay the peer reported) and that it met a
+	// queue at the bottleneck.
+	arrival time.Duration
+	busy    bool
 }
 
 // onAck folds in an acknowledgement.
 func (c *controller) onAck(s sample) {
 	c.roundAcked += s.acked
+	if c.mode == modeDrain && s.busy {
+		switch {
+		case !c.haveBusy:
+			c.busyAt, c.busyFrom, c.haveBusy = s.arrival, s.delivered, true
+		case s.delivered >= c.busyFrom+busyBytes && s.arrival > c.busyAt:
+			c.busyRate = float64(s.delivered-c.busyFrom) / (s.arrival - c.busyAt).Seconds()
+		}
+	}
 	c.roundLimit = c.roundLimit || s.appLimited
 	if s.rate > 0 && (!s.appLimited || s.rate > c.bandwidth()) {
 		c.bw[c.bwSlot] = max(c.bw[c.bwSlot], s.rate)
@@ -204,7 +227,7 @@ func (c *controller) onAck(s sample) {
 		}
 		if !c.roundAt.IsZero() && interval > 0 {
 			c.lastRate = float64(s.delivered-c.roundStart) / interval.Seconds()
-			c.rr[c.bwSlot] = c.lastRate
+			c.rr[c.bwSlot] = max(c.rr[c.bwSlot], c.lastRate) // cruise's seed may be there
 			if c.mode == modeDrain {
 				c.drainRate = max(c.drainRate, c.lastRate)
 			}
@@ -222,20 +245,20 @@ func (c *controller) onLoss(bytes int) { c.roundLost += bytes }
 func (c *controller) endRound() {
 	c.rounds++
 	bw := c.bandwidth()
-	heavy := c.roundLost > 2*1200 && float64(c.roundLost) > heavyLoss*float64(c.roundLost+c.roundAcked)
+	heavy := c.roundLost > 2*fullPacket && float64(c.roundLost) > heavyLoss*float64(c.roundLost+c.roundAcked)
 	switch {
 	case heavy:
 		for i := range c.bw {
 			c.bw[i] *= 0.75
 		}
 		if c.mode == modeStartup {
-			c.mode, c.drainRate = modeDrain, 0
+			c.drain()
 		}
 	case c.mode == modeStartup && !c.roundLimit:
 		if bw >= c.fullBW*plateauGrowth {
 			c.fullBW, c.fullCount = bw, 0
 		} else if c.fullCount++; c.fullCount >= plateauRounds {
-			c.mode, c.drainRate = modeDrain, 0
+			c.drain()
 		}
 	case c.mode == modeCruise:
 		if c.roundQN > 0 && c.roundQ/time.Duration(c.roundQN) < c.target/4 && !c.roundLimit {
@@ -254,19 +277,32 @@ func (c *controller) endRound() {
 	c.roundQ, c.roundQN = 0, 0
 }
 
+// drain starts draining the queue startup built.
+func (c *controller) drain() {
+	c.mode, c.drainRate = modeDrain, 0
+	c.haveBusy, c.busyRate = false, 0
+}
+
+// busyBytes is the least a bottleneck's rate is measured over.
+const busyBytes = 8 * fullPacket
+
 // update sets the mode's rate and window from the estimates.
 func (c *controller) update() {
 	q := c.queue()
 	switch {
 	case c.mode == modeStartup && q > max(c.target, startupExit):
-		c.mode, c.drainRate = modeDrain, 0
+		c.drain()
 	case c.mode == modeDrain && q <= c.target/2:
-		// Cruise starts from what the bottleneck delivered while it
-		// drained, or three quarters of the largest rate startup measured
-		// (inflated by the bunched acks of its burst), whichever is more.
+		// Cruise starts from the bottleneck's rate while it drained,
+		// else what a round of drain delivered, or three quarters of the
+		// largest rate startup measured (inflated by the bunched acks of
+		// its burst), whichever is more.
 		c.mode, c.quietCount = modeCruise, 0
 		c.rr = [bwRounds]float64{}
 		c.rr[c.bwSlot] = max(c.drainRate, 0.75*c.bandwidth())
+		if c.busyRate > 0 {
+			c.rr[c.bwSlot] = c.busyRate
+		}
 	}
 	// The gain's time constant is the path's round trip without its
 	// queue: a round trip swollen by the queue would weaken the

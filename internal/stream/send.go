@@ -62,6 +62,7 @@ type sender struct {
 	rtt      rttStats
 	cc       *controller
 	nextSend time.Time // pacing
+	maxSize  int       // the largest packet sent, overhead included
 }
 
 func (s *sender) init(cfg *Config, now time.Time) {
@@ -161,6 +162,7 @@ func (s *sender) sent(now time.Time, p *Packet, size int, st *Stats) {
 		return
 	}
 	size += s.cfg.Overhead
+	s.maxSize = max(s.maxSize, size)
 	if s.inflight == 0 {
 		s.firstAt, s.deliveredAt = now, now // the rate sample starts afresh after idle
 	}
@@ -176,7 +178,13 @@ func (s *sender) sent(now time.Time, p *Packet, size int, st *Stats) {
 		s.probes--
 		return // probes are not paced
 	}
-	s.nextSend = maxTime(s.nextSend, now.Add(-burstTime)).Add(s.gap(size))
+	s.nextSend = maxTime(s.nextSend, now.Add(-s.slack())).Add(s.gap(size))
+}
+
+// slack returns how far behind its pacing the sender may fall and still
+// catch up (burstTime, burstPackets).
+func (s *sender) slack() time.Duration {
+	return max(burstTime, s.gap(burstPackets*(fullPacket+s.cfg.Overhead)))
 }
 
 // gap returns how long size bytes take at the pacing rate.
@@ -223,7 +231,8 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 	if !s.anyAcked || a.Largest > s.largestAcked {
 		s.largestAcked, s.anyAcked = a.Largest, true
 	}
-	if newest.pn == a.Largest {
+	timed := newest.pn == a.Largest // the Ack's delay and queue are newest's
+	if timed {
 		s.rtt.update(now.Sub(newest.at), a.Delay)
 		s.cc.onRTT(now, s.rtt.latest, s.rtt.srtt)
 		s.cc.onQueue(now, a.Queue)
@@ -238,6 +247,11 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 	s.advance()
 	rs := s.rateSample(now, newest)
 	rs.acked = ackedBytes
+	// The peer measures the queue of packets about as large as the largest
+	// (recv.go); a full packet's arrival is known to it.
+	if timed && newest.size+owdSizeSlack >= s.maxSize && a.Queue >= busyQueue {
+		rs.arrival, rs.busy = newest.at.Sub(s.start)+a.Queue, true
+	}
 	s.detectLost(now, st)
 	s.cc.onAck(rs)
 	s.trim()
@@ -378,7 +392,7 @@ func (s *sender) deadline() time.Time {
 		add(s.lastSentAt.Add(s.pto()))
 	}
 	waiting := s.resend.len() > 0 || s.next < min(s.end(), s.base+Window)
-	if waiting && s.inflight+1200+s.cfg.Overhead <= s.cc.cwnd {
+	if waiting && s.inflight+fullPacket+s.cfg.Overhead <= s.cc.cwnd {
 		add(s.nextSend)
 	}
 	return d
@@ -389,6 +403,10 @@ func (s *sender) pathChanged(now time.Time) {
 	s.cc.reset(s.rtt.srtt)
 	s.nextSend = now
 }
+
+// busyQueue is the least queueing delay a packet reported that shows the
+// bottleneck busy when it arrived.
+const busyQueue = time.Millisecond
 
 // silentPath is how long without an acknowledgement, probes going
 // unanswered, makes the congestion control start again.
