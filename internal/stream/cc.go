@@ -271,8 +271,15 @@ func (c *controller) endRound() {
 			c.seedRate = c.roundBW()
 		}
 	}
-	c.bwSlot = (c.bwSlot + 1) % bwRounds
-	c.bw[c.bwSlot], c.rr[c.bwSlot] = 0, 0
+	// A round the sender was short of data for says little of the path
+	// (its rates are what the sender had), unless a queue formed: the
+	// estimates' windows count only rounds that tested the path, so that
+	// a stream that carries requests now and then keeps the rate it found
+	// and sends them at once.
+	if !c.roundLimit || c.queue() >= c.target {
+		c.bwSlot = (c.bwSlot + 1) % bwRounds
+		c.bw[c.bwSlot], c.rr[c.bwSlot] = 0, 0
+	}
 	c.roundLimit, c.roundAcked, c.roundLost = false, 0, 0
 	c.roundQ, c.roundQN = 0, 0
 }

@@ -102,3 +102,37 @@ func TestEvdoStartup(t *testing.T) {
 		t.Errorf("1 MiB each way took %v; want under 3 s (6 round trips)", took)
 	}
 }
+
+// TestRequestsAfterBulk: once a transfer is over, a small request and its
+// answer each go at once, however many come one after another and in
+// however many parts (an open, its data, a close): the answer arrives a
+// round trip after the request (plus what the link takes to carry them),
+// with no wait for the pacing or for an acknowledgement.
+// Rounds of a few small packets tell nothing of the path's rate, and must
+// not lower the rate the transfer found.
+func TestRequestsAfterBulk(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bulk  int
+		slack time.Duration // the link's serialisation of the request and answer, and a margin
+	}{
+		{"lan", 4 << 20, 100 * time.Microsecond},
+		{"evdo", 1 << 20, 21 * time.Millisecond}, // its jitter: 0 to 10 ms each way
+		{"cs244-3g", 1 << 20, 5 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := profile(t, tc.name)
+			p.Up.Loss, p.Down.Loss = 0, 0 // a lost request waits for its recovery: not this test's concern
+			s := newSim(t, p, Config{}, 1)
+			s.transfer(testData(tc.bulk), true, 5*time.Minute)
+			rtt := p.Up.Delay + p.Down.Delay
+			for i := range 20 {
+				s.idle(200 * time.Millisecond)
+				took := s.exchange(20, 40, 10)
+				if took > rtt+tc.slack {
+					t.Fatalf("request %d: answered in %v, want at most %v; a %+v", i, took, rtt+tc.slack, s.a.Stats())
+				}
+			}
+		})
+	}
+}

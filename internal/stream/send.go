@@ -99,7 +99,7 @@ func (s *sender) fill(now time.Time, p *Packet, room int, st *Stats) {
 	if s.inflight == 0 {
 		s.nextSend = minTime(s.nextSend, now) // after a pause, a request goes at once
 	}
-	if !probe && (s.inflight+room+s.cfg.Overhead > s.cc.cwnd || now.Before(s.nextSend)) {
+	if !probe && (!s.windowOpen() || now.Before(s.nextSend)) {
 		return
 	}
 	if room <= 0 {
@@ -391,11 +391,32 @@ func (s *sender) deadline() time.Time {
 	if s.inflight > 0 {
 		add(s.lastSentAt.Add(s.pto()))
 	}
-	waiting := s.resend.len() > 0 || s.next < min(s.end(), s.base+Window)
-	if waiting && s.inflight+fullPacket+s.cfg.Overhead <= s.cc.cwnd {
+	if s.waiting() > 0 && s.windowOpen() {
 		add(s.nextSend)
 	}
 	return d
+}
+
+// waiting returns how many bytes wait to go, up to a full packet: lost
+// ones, else new ones within the peer's window.
+func (s *sender) waiting() int {
+	var n uint64
+	if sp, ok := s.resend.first(); ok {
+		n = sp.hi - sp.lo
+	}
+	if limit := min(s.end(), s.base+Window); s.next < limit {
+		n += limit - s.next
+	}
+	return int(min(n, fullPacket))
+}
+
+// windowOpen reports whether the congestion window lets the next packet
+// go: what waits, up to a full packet, so that a small message is not
+// held back for the room a full one would need. (Poll and NextDeadline
+// ask the same question, so that a deadline never comes that Poll
+// refuses.)
+func (s *sender) windowOpen() bool {
+	return s.inflight+s.waiting()+s.cfg.Overhead <= s.cc.cwnd
 }
 
 // pathChanged starts the congestion control again on a new path.

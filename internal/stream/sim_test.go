@@ -209,3 +209,55 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	return s[int(float64(len(s)-1)*p)]
 }
+
+// idle lets d pass with nothing written.
+func (s *sim) idle(d time.Duration) {
+	end := s.now.Add(d)
+	for s.step(end) {
+		s.a.Read()
+		s.b.Read()
+	}
+	s.now = end
+}
+
+// exchange writes a request from a to b in parts, each 10 µs after the
+// one before (the first already sent), as a forwarded connection's open
+// and its first data go; b answers likewise once the whole request
+// arrived. It returns how long a waited for the whole answer.
+func (s *sim) exchange(parts ...int) time.Duration {
+	s.t.Helper()
+	start := s.now
+	end := start.Add(time.Minute)
+	n := 0
+	for _, p := range parts {
+		n += p
+	}
+	s.send(s.a, parts)
+	got, back := 0, 0
+	for back < n {
+		if got += len(s.b.Read()); got == n {
+			s.send(s.b, parts)
+			got++
+		}
+		back += len(s.a.Read())
+		if back < n && !s.step(end) {
+			s.t.Fatalf("no answer within a minute: b got %d of %d bytes, a %d", got, n, back)
+		}
+	}
+	return s.now.Sub(start)
+}
+
+// send writes parts into st 10 µs apart, each sent (if its stream lets
+// it) before the next is written.
+func (s *sim) send(st *Stream, parts []int) {
+	for i, p := range parts {
+		if i > 0 {
+			at := s.now.Add(10 * time.Microsecond)
+			for s.step(at) {
+			}
+			s.now = at
+		}
+		st.Write(testData(p))
+		s.poll()
+	}
+}
