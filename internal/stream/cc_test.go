@@ -40,6 +40,26 @@ func TestCS244Throughput(t *testing.T) {
 	}
 }
 
+// TestAckRangesForgotten: over a lossy path the Ack frames name the
+// recent gaps only: a range the peer acknowledged receiving is not sent
+// again, or each of its packets would carry up to MaxAckRanges of them
+// (a tenth of a packet at CS244's 1 % loss).
+func TestAckRangesForgotten(t *testing.T) {
+	s := newSim(t, profile(t, "cs244-3g"), Config{}, 1)
+	most, n, sum := 0, 0, 0
+	s.tamper = func(fromA bool, p []byte) [][]byte {
+		if pk, err := ParsePacket(p); err == nil && pk.HasAck && s.now.Sub(simStart) > 5*time.Second {
+			most, n, sum = max(most, len(pk.Ack.Ranges)), n+1, sum+len(pk.Ack.Ranges)
+		}
+		return [][]byte{p}
+	}
+	s.transfer(testData(4<<20), true, 5*time.Minute)
+	t.Logf("%d Ack frames: %.1f ranges on average, %d at most", n, float64(sum)/float64(n), most)
+	if most > 8 {
+		t.Errorf("an Ack frame named %d ranges, want at most 8", most)
+	}
+}
+
 // TestCS244Short: 2 MiB each way over CS244's 3G link move at 85 % of its
 // rate or more, the first seconds included, whether the loop that drives
 // the streams wakes at their deadlines or some milliseconds after (a Go

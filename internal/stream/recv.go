@@ -201,6 +201,14 @@ func (r *receiver) received(now time.Time, p *Packet, size int) {
 	}
 }
 
+// forget stops acknowledging the packets up to n, which an
+// acknowledgement the peer received named already (RFC 9000 section
+// 13.2.4), keeping the largest: the ranges of a lossy path's old gaps
+// would otherwise ride in every Ack frame, up to MaxAckRanges of them.
+func (r *receiver) forget(n uint64) {
+	r.recvd.dropBelow(min(n+1, r.largest))
+}
+
 // ackDue reports whether an acknowledgement must go at now, alone if
 // need be.
 func (r *receiver) ackDue(now time.Time) bool {

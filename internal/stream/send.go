@@ -19,6 +19,10 @@ type sentPacket struct {
 	firstAt     time.Time
 	appLimited  bool
 	state       int8 // inFlight, acked, lost
+	// The largest number of the Ack frame it carried, if it did (hasAck):
+	// once it is acknowledged, the peer knows what that frame said.
+	ackLargest uint64
+	hasAck     bool
 }
 
 const (
@@ -62,7 +66,12 @@ type sender struct {
 	rtt      rttStats
 	cc       *controller
 	nextSend time.Time // pacing
-	maxSize  int       // the largest packet sent, overhead included
+	// The largest packet number of ours that an Ack frame the peer
+	// received named (ackSeen: there is one); the receiver need not name
+	// the packets below it again.
+	ackSeenLargest uint64
+	ackSeen        bool
+	maxSize        int // the largest packet sent, overhead included
 }
 
 func (s *sender) init(cfg *Config, now time.Time) {
@@ -171,6 +180,7 @@ func (s *sender) sent(now time.Time, p *Packet, size int, st *Stats) {
 	if p.HasData {
 		sp.off, sp.n = p.Data.Offset, len(p.Data.Bytes)
 	}
+	sp.ackLargest, sp.hasAck = p.Ack.Largest, p.HasAck
 	s.pkts = append(s.pkts, sp)
 	s.inflight += size
 	s.lastSentAt = now
@@ -214,6 +224,9 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 			}
 			p.state = acked
 			ackedBytes += p.size
+			if p.hasAck && (!s.ackSeen || p.ackLargest > s.ackSeenLargest) {
+				s.ackSeenLargest, s.ackSeen = p.ackLargest, true
+			}
 			s.delivered += uint64(p.size)
 			s.deliveredAt = now
 			if p.n > 0 {

@@ -143,6 +143,9 @@ func (s *Stream) Receive(now time.Time, b []byte) error {
 	s.rcv.received(now, &p, len(b))
 	if p.HasAck {
 		s.snd.onAck(now, &p.Ack, &s.stats)
+		if s.snd.ackSeen {
+			s.rcv.forget(s.snd.ackSeenLargest)
+		}
 	}
 	return nil
 }
