@@ -28,6 +28,14 @@ const (
 	// path's jitter (EV-DO's 0 to 10 ms each way) alone would pass a
 	// smaller target.
 	startupExit = 25 * time.Millisecond
+	// Cruise's dips (controller.dipping): every dipEvery, within half the
+	// peer's owdWindow so that each of its windows holds a delay without
+	// a queue, the rate falls to dipGain for dipTargets times the target
+	// or dipPackets packets' time, whichever is longer.
+	dipEvery   = 4 * time.Second
+	dipGain    = 0.5
+	dipTargets = 8
+	dipPackets = 4
 	// heavyLoss is the loss, in a round trip, that the controller takes
 	// for an overflowing queue rather than the path's random loss.
 	heavyLoss = 0.2
@@ -100,6 +108,15 @@ type controller struct {
 	// the largest of those.
 	rr [bwRounds]float64
 
+	// Cruise lowers its rate for a moment every dipEvery (dipAt), so
+	// that the bottleneck's queue empties and the peer sees the path's
+	// one-way delay without it again: a queue that never empties would
+	// become, window after window, part of the delay the peer measures
+	// from (owdWindow), and grow unseen.
+	now      time.Time // of the latest acknowledgement
+	dipAt    time.Time // when the next dip starts
+	dipUntil time.Time
+
 	rate float64 // pacing rate, bytes per second
 	cwnd int
 }
@@ -167,6 +184,7 @@ func (c *controller) onRTT(now time.Time, rtt, srtt time.Duration) {
 // onQueue folds in the queueing delay the peer measured, at now, on the
 // way to it (the one-way delay of a packet above the least it saw).
 func (c *controller) onQueue(now time.Time, q time.Duration) {
+	c.now = now
 	half := max(c.srtt/4, time.Millisecond) // the standing window is half a round trip
 	if c.mode == modeStartup {
 		half = max(c.srtt/16, time.Millisecond)
@@ -202,6 +220,7 @@ type sample struct {
 
 // onAck folds in an acknowledgement.
 func (c *controller) onAck(s sample) {
+	c.now = s.now
 	c.roundAcked += s.acked
 	if c.mode == modeDrain && s.busy {
 		switch {
@@ -284,6 +303,23 @@ func (c *controller) endRound() {
 	c.roundQ, c.roundQN = 0, 0
 }
 
+// dipping reports whether cruise lowers its rate now to empty the
+// queue, starting a dip every dipEvery; a dip lasts long enough to
+// empty what the target lets stand and to send a few packets into the
+// empty queue at rate bw.
+func (c *controller) dipping(bw float64) bool {
+	switch {
+	case c.now.IsZero():
+		return false
+	case c.dipAt.IsZero():
+		c.dipAt = c.now.Add(dipEvery)
+	case !c.now.Before(c.dipAt):
+		d := max(dipTargets*c.target, time.Duration(dipPackets*fullPacket/max(bw, 1)*1e9))
+		c.dipAt, c.dipUntil = c.now.Add(dipEvery), c.now.Add(d)
+	}
+	return c.now.Before(c.dipUntil)
+}
+
 // drain starts draining the queue startup built.
 func (c *controller) drain() {
 	c.mode, c.drainRate = modeDrain, 0
@@ -336,6 +372,9 @@ func (c *controller) update() {
 		gain, cwndGain = min(max(gain, minCruise), maxCruise), cruiseCwnd
 		if r := c.roundBW(); r > 0 {
 			bw = r
+		}
+		if c.dipping(bw) {
+			gain = min(gain, dipGain)
 		}
 	}
 	c.rate = bw * gain

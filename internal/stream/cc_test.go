@@ -17,26 +17,35 @@ func profile(t *testing.T, name string) linkem.Profile {
 }
 
 // TestCS244Throughput: over CS244's 3G link (1 Mbit/s, 1 % loss, a
-// 100-packet queue each way), 10 MiB each way at once move at 85 % of
+// 100-packet queue each way), 10 MiB each way at once move at 90 % of
 // the link's rate or more (the framing costs 5 %, the acks and the first
 // seconds some more), and a small datagram offered beside them (a
 // keystroke's frame) waits little at the bottleneck: the median under 30
 // ms, the 95th percentile under 60 ms (a key and its echo cross it once
-// each way; the session's own guard is TestEchoDuringTransfer).
+// each way; the session's own guard is TestEchoDuringTransfer). Without
+// the random loss too, where no loss ever empties the queue: cruise's
+// dips do, so that the peer's measure of the path's delay does not creep
+// up with a standing queue.
 func TestCS244Throughput(t *testing.T) {
-	s := newSim(t, profile(t, "cs244-3g"), Config{}, 1)
-	s.probeEvery = 100 * time.Millisecond
-	const size = 10 << 20
-	took := s.transfer(testData(size), true, 5*time.Minute)
-	rate := float64(size) / took.Seconds()
-	prop := 225 * time.Millisecond
-	med, p95 := percentile(s.queueing, 0.5)-prop, percentile(s.queueing, 0.95)-prop
-	t.Logf("%.0f B/s (%.1f %% of 125000), %v; queueing median %v p95 %v; a %+v", rate, rate/1250, took, med, p95, s.a.Stats())
-	if rate < 0.85*125000 {
-		t.Errorf("%.0f B/s, want at least 85 %% of the link's 125000", rate)
-	}
-	if med > 30*time.Millisecond || p95 > 60*time.Millisecond {
-		t.Errorf("queueing median %v, p95 %v; want at most 30 ms and 60 ms", med, p95)
+	for _, loss := range []bool{true, false} {
+		p := profile(t, "cs244-3g")
+		if !loss {
+			p.Up.Loss, p.Down.Loss = 0, 0
+		}
+		s := newSim(t, p, Config{}, 1)
+		s.probeEvery = 100 * time.Millisecond
+		const size = 10 << 20
+		took := s.transfer(testData(size), true, 5*time.Minute)
+		rate := float64(size) / took.Seconds()
+		prop := 225 * time.Millisecond
+		med, p95 := percentile(s.queueing, 0.5)-prop, percentile(s.queueing, 0.95)-prop
+		t.Logf("loss %v: %.0f B/s (%.1f %% of 125000), %v; queueing median %v p95 %v; a %+v", loss, rate, rate/1250, took, med, p95, s.a.Stats())
+		if rate < 0.9*125000 {
+			t.Errorf("loss %v: %.0f B/s, want at least 90 %% of the link's 125000", loss, rate)
+		}
+		if med > 30*time.Millisecond || p95 > 60*time.Millisecond {
+			t.Errorf("loss %v: queueing median %v, p95 %v; want at most 30 ms and 60 ms", loss, med, p95)
+		}
 	}
 }
 
