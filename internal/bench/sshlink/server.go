@@ -156,6 +156,8 @@ func (s *Server) serveConn(c net.Conn) {
 	defer sc.Close()
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
+	gone := make(chan struct{}) // closed when the connection is gone
+	defer close(gone)
 	sessions.Add(1)
 	go func() {
 		defer sessions.Done()
@@ -166,7 +168,7 @@ func (s *Server) serveConn(c net.Conn) {
 			sessions.Add(1)
 			go func() {
 				defer sessions.Done()
-				s.serveDirect(nc)
+				s.serveDirect(nc, gone)
 			}()
 			continue
 		}
@@ -188,8 +190,11 @@ func (s *Server) serveConn(c net.Conn) {
 }
 
 // serveDirect serves a direct-tcpip channel (ssh -L; RFC 4254 section
-// 7.2) with cfg.Forward, copying both ways until either end closes.
-func (s *Server) serveDirect(nc ssh.NewChannel) {
+// 7.2) with cfg.Forward, copying both ways until either end closes. Once
+// the connection is gone it closes the destination: a copy blocked in a
+// write to it (a destination that reads no more) or a read from it would
+// never end otherwise, and the server's Close waits for it.
+func (s *Server) serveDirect(nc ssh.NewChannel, gone <-chan struct{}) {
 	var req struct {
 		Host     string
 		Port     uint32
@@ -211,6 +216,15 @@ func (s *Server) serveDirect(nc ssh.NewChannel) {
 		return
 	}
 	go ssh.DiscardRequests(reqs)
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-gone:
+			dst.Close()
+		case <-ended:
+		}
+	}()
 	done := make(chan struct{})
 	go func() {
 		io.Copy(ch, dst)

@@ -5,6 +5,8 @@ package sshlink
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -224,5 +226,68 @@ func TestServerCloseEndsSessions(t *testing.T) {
 		t.Fatal("Server.Close did not return within 10s")
 	}
 	for range out { // ends once the client sees the connection go
+	}
+}
+
+// TestServerCloseEndsForwards checks that closing the server ends a
+// forwarded connection whose destination takes nothing more: the copy
+// into it blocked in a write, the copy out of it in a read. (The echo of
+// gosh bench forward --typing stops reading when the way back is full; a
+// server that waited for its copies hung the benchmark.)
+func TestServerCloseEndsForwards(t *testing.T) {
+	checkLeaks(t)
+	n := newTestNet(t, time.Millisecond, 0, 1)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers := make(chan net.Conn, 1)
+	srv, err := StartServer(l, ServerConfig{Argv: []string{"cat"}, Env: []string{"PATH=" + os.Getenv("PATH")},
+		Forward: func(string) (io.ReadWriteCloser, error) {
+			dst, peer := net.Pipe()
+			peers <- peer
+			return dst, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := n.Dial(ctx, testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(conn, "dumb", 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fc, err := c.DialTCP("127.0.0.1:7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	var peer net.Conn
+	select {
+	case peer = <-peers:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not dial the forward within 10s")
+	}
+	defer peer.Close()
+	if _, err := fc.Write([]byte("ab")); err != nil {
+		t.Fatal(err)
+	}
+	// The server writes "ab" to the destination, which takes "a" and no
+	// more: its copy stays blocked writing "b".
+	if _, err := io.ReadFull(peer, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+
+	closed := make(chan error, 1)
+	go func() { closed <- srv.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Server.Close did not return within 10s")
 	}
 }
