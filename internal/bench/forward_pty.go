@@ -199,17 +199,23 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 // reads them back, as measureForward does, while a typist types into the
 // session with key, a key every 200 to 300 ms (Enter after 60), and
 // times each key's echo on the screen m (the cursor where the key
-// leaves it).
+// leaves it). The typist starts once a tenth of the data came back (the
+// transfer is under way, at any link's speed) and stops when all of it
+// did; a key's echo is awaited as long as the transfer may take (behind
+// a full TCP send buffer on a slow link, SSH's takes a minute or more).
 func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte) error, m *mirror, size int) (ForwardResult, error) {
 	m.quiet(time.Second, 10*time.Second)
-	done := make(chan struct{})
+	done, tenth := make(chan struct{}), make(chan struct{})
 	var r ForwardResult
 	var ferr error
 	go func() {
 		defer close(done)
-		r, ferr = measureData(dialData, size)
+		r, ferr = measureData(dialData, size, tenth)
 	}()
-	time.Sleep(2 * time.Second) // the transfer under way
+	select {
+	case <-tenth:
+	case <-done:
+	}
 	var echoes []time.Duration
 	col := 0
 	for i := 0; ; i++ {
@@ -225,14 +231,16 @@ func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte)
 		}
 		start := time.Now()
 		if err := key(k); err != nil {
+			<-done
 			return r, err
 		}
-		at := m.waitFor(echoTimeout, func(fb *vt.Framebuffer) bool {
+		at := m.waitFor(forwardTimeout, func(fb *vt.Framebuffer) bool {
 			x, _ := fb.Cursor()
 			return x == want
 		})
 		if at.IsZero() {
-			return r, fmt.Errorf("no echo of key %d within %v", i, echoTimeout)
+			<-done
+			return r, fmt.Errorf("no echo of key %d within %v", i, forwardTimeout)
 		}
 		echoes = append(echoes, at.Sub(start))
 		col = want
@@ -244,7 +252,7 @@ func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte)
 // reads them back, then times forwardRounds small requests on new
 // connections from dialRound.
 func measureForward(dialData, dialRound func() (io.ReadWriteCloser, error), size int) (ForwardResult, error) {
-	r, err := measureData(dialData, size)
+	r, err := measureData(dialData, size, nil)
 	if err != nil {
 		return r, err
 	}
@@ -269,8 +277,9 @@ func measureForward(dialData, dialRound func() (io.ReadWriteCloser, error), size
 }
 
 // measureData sends size bytes through a connection from dialData and
-// reads them back, checking every byte.
-func measureData(dialData func() (io.ReadWriteCloser, error), size int) (ForwardResult, error) {
+// reads them back, checking every byte. It closes tenth, if not nil, once
+// a tenth of them came back.
+func measureData(dialData func() (io.ReadWriteCloser, error), size int, tenth chan<- struct{}) (ForwardResult, error) {
 	r := ForwardResult{Bytes: size}
 	c, err := dialData()
 	if err != nil {
@@ -284,7 +293,7 @@ func measureData(dialData func() (io.ReadWriteCloser, error), size int) (Forward
 	werr := make(chan error, 1)
 	go func() { _, err := c.Write(data); werr <- err }()
 	got := make([]byte, size)
-	if err := readFull(c, got, forwardTimeout); err != nil {
+	if err := readFull(&progress{ReadWriteCloser: c, at: size / 10, reached: tenth}, got, forwardTimeout); err != nil {
 		c.Close()
 		return r, fmt.Errorf("reading the data back: %w", err)
 	}
@@ -300,9 +309,6 @@ func measureData(dialData func() (io.ReadWriteCloser, error), size int) (Forward
 	}
 	return r, nil
 }
-
-// echoTimeout bounds the wait for one key's echo.
-const echoTimeout = time.Minute
 
 // forwardPause separates the round trips: back to back they would be a
 // stream, which gosh paces as one.
@@ -322,6 +328,23 @@ func readFull(r io.ReadCloser, p []byte, limit time.Duration) error {
 		r.Close()
 		return fmt.Errorf("nothing within %v", limit)
 	}
+}
+
+// progress is a connection whose reads close reached once at bytes came
+// (nil: never).
+type progress struct {
+	io.ReadWriteCloser
+	n, at   int
+	reached chan<- struct{}
+}
+
+func (p *progress) Read(b []byte) (int, error) {
+	n, err := p.ReadWriteCloser.Read(b)
+	if p.n += n; p.reached != nil && p.n >= p.at {
+		close(p.reached)
+		p.reached = nil
+	}
+	return n, err
 }
 
 // echoConn returns one end of a connection whose other end echoes.

@@ -42,9 +42,12 @@ func TestForwardQuick(t *testing.T) {
 	}
 }
 
-// TestForwardTypingQuick: gosh bench forward --typing over the lan link:
-// both transports carry the data intact and time the typist's echoes
-// during the transfer.
+// TestForwardTypingQuick: gosh bench forward --typing over the lan link
+// at 8 Mbit/s: both transports carry the data intact and time the
+// typist's echoes during the transfer, and gosh's come sooner than SSH's
+// (whose keys wait behind the transfer in its TCP connection: a second
+// or so here, which also leaves room for few of them, so the test asks
+// for one).
 func TestForwardTypingQuick(t *testing.T) {
 	link, err := linkem.LookupProfile("lan")
 	if err != nil {
@@ -59,12 +62,16 @@ func TestForwardTypingQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res {
-		if r.MBps() <= 0 || len(r.Echoes) < 3 || r.Echo(0.5) <= 0 {
+		if r.MBps() <= 0 || len(r.Echoes) < 1 || r.Echo(0.5) <= 0 {
 			t.Errorf("%s: %.3f MB/s, %d echoes (median %v)", r.Transport, r.MBps(), len(r.Echoes), r.Echo(0.5))
 		}
 	}
+	if len(res) == 2 && res[1].Echo(0.5) >= res[0].Echo(0.5) {
+		t.Errorf("echo median: %s %v, %s %v; want gosh's below ssh's", res[0].Transport, res[0].Echo(0.5), res[1].Transport, res[1].Echo(0.5))
+	}
 	var b bytes.Buffer
 	WriteForwardTyping(&b, "lan", res)
+	t.Logf("\n%s", b.String())
 	if !strings.Contains(b.String(), "echo p95") || !strings.Contains(b.String(), "gosh -L") {
 		t.Errorf("table:\n%s", b.String())
 	}
