@@ -346,6 +346,9 @@ func (c *controller) update() {
 		if c.busyRate > 0 {
 			c.rr[c.bwSlot] = c.busyRate
 		}
+		if c.rr[c.bwSlot] <= 0 {
+			c.rr[c.bwSlot] = c.seedRate // no sample yet: the first round trip's rate
+		}
 	}
 	// The gain's time constant is the path's round trip without its
 	// queue: a round trip swollen by the queue would weaken the

@@ -66,6 +66,7 @@ type sender struct {
 	rtt      rttStats
 	cc       *controller
 	nextSend time.Time // pacing
+	ccSince  time.Time // when the congestion control started again (silence, a new path)
 	// The largest packet number of ours that an Ack frame the peer
 	// received named (ackSeen: there is one); the receiver need not name
 	// the packets below it again.
@@ -255,6 +256,7 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 		// move): what the controller knew of it may no longer hold, and
 		// its samples across the silence are meaningless. Start again.
 		s.cc.reset(s.rtt.srtt)
+		s.ccSince = now
 	}
 	s.ptoCount, s.lastAckAt = 0, now
 	s.advance()
@@ -323,7 +325,9 @@ func (s *sender) detectLost(now time.Time, st *Stats) {
 		if s.largestAcked >= p.pn+packetThreshold || !now.Before(p.at.Add(delay)) {
 			p.state = lost
 			s.inflight -= p.size
-			lostBytes += p.size
+			if !p.at.Before(s.ccSince) {
+				lostBytes += p.size // what the controller sent: older losses (an outage's) are not its path's
+			}
 			st.PacketsLost++
 			s.lose(p)
 			continue
@@ -435,7 +439,7 @@ func (s *sender) windowOpen() bool {
 // pathChanged starts the congestion control again on a new path.
 func (s *sender) pathChanged(now time.Time) {
 	s.cc.reset(s.rtt.srtt)
-	s.nextSend = now
+	s.nextSend, s.ccSince = now, now
 }
 
 // busyQueue is the least queueing delay a packet reported that shows the
