@@ -48,7 +48,7 @@
 // The screen comes first: its frames cross the same bottleneck, and a
 // keystroke's echo must not wait behind the stream's data. The controller
 // (cc.go) is delay-based and paced: it holds the queue the stream builds
-// at the bottleneck near Config.Target (6 ms by default), measured one
+// at the bottleneck near Config.Target (3 ms by default), measured one
 // way, so that a transfer in the other direction does not count, while
 // sending at the path's rate. Random loss does not slow it.
 package stream

@@ -9,7 +9,7 @@ import (
 // holds at the path's bottleneck, unless Config says otherwise: a
 // keystroke's frame and its echo each wait about this long behind the
 // stream's data there.
-const DefaultTarget = 6 * time.Millisecond
+const DefaultTarget = 3 * time.Millisecond
 
 // DefaultOverhead is what a packet costs on the wire beyond its stream
 // encoding, unless Config says otherwise: the session's sealing (nonce,
