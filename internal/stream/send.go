@@ -230,9 +230,11 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 			}
 			s.delivered += uint64(p.size)
 			s.deliveredAt = now
-			if p.n > 0 {
-				s.ackData.add(p.off, p.off+uint64(p.n))
-				s.resend.remove(p.off, p.off+uint64(p.n))
+			// A probe's bytes may be below base already (the packet it
+			// copied was acknowledged first): only those beyond count.
+			if end := p.off + uint64(p.n); p.n > 0 && end > s.base {
+				s.ackData.add(max(p.off, s.base), end)
+				s.resend.remove(p.off, end)
 			}
 			if newest == nil || p.pn > newest.pn {
 				newest = p
@@ -287,7 +289,7 @@ func (s *sender) rateSample(now time.Time, p *sentPacket) sample {
 // advance moves base past the bytes acknowledged in order, freeing them.
 func (s *sender) advance() {
 	sp, ok := s.ackData.first()
-	if !ok || sp.lo > s.base {
+	if !ok || sp.lo > s.base || sp.hi <= s.base {
 		return
 	}
 	n := int(sp.hi - s.base)

@@ -87,3 +87,50 @@ func TestWindowGrowth(t *testing.T) {
 		t.Errorf("8 MiB over 100 ms took %v with a window of %d; want under 1.5 s and a window over 1 MiB", took, st.Window)
 	}
 }
+
+// TestLateAckOfProbe: a probe carries again the bytes of the oldest
+// packet in flight; when the original's acknowledgement comes first and
+// the probe's after it, the probe's names bytes below what is already
+// acknowledged in order. They stay acknowledged: the sender once took
+// such an acknowledgement for the start of its data, moved back to it,
+// and waited for ever for bytes it would never send again (a transfer
+// over the lan link, losing a fifth of its packets at the sockets, hung
+// one run in twenty).
+func TestLateAckOfProbe(t *testing.T) {
+	now := simStart
+	a, b := New(Config{RTT: 10 * time.Millisecond}, now), New(Config{RTT: 10 * time.Millisecond}, now)
+	data := testData(3 * budget)
+	a.Write(data)
+	var first [][]byte
+	for p := a.Poll(now, nil, budget); p != nil; p = a.Poll(now, nil, budget) {
+		first = append(first, p)
+	}
+	now = now.Add(time.Second) // nothing acknowledged: a probe timeout
+	var probes [][]byte
+	for p := a.Poll(now, nil, budget); p != nil; p = a.Poll(now, nil, budget) {
+		probes = append(probes, p)
+	}
+	if len(first) == 0 || len(probes) == 0 {
+		t.Fatalf("%d packets, then %d probes; want some of each", len(first), len(probes))
+	}
+	exchange := func(ps [][]byte) {
+		for _, p := range ps {
+			b.Receive(now, p)
+		}
+		for p := b.Poll(now, nil, budget); p != nil; p = b.Poll(now, nil, budget) {
+			a.Receive(now, p)
+		}
+	}
+	exchange(first)
+	if a.Acked() != uint64(len(data)) {
+		t.Fatalf("acked to %d after the first packets; want %d", a.Acked(), len(data))
+	}
+	now = now.Add(time.Millisecond)
+	exchange(probes)
+	if a.Acked() != uint64(len(data)) || a.Buffered() != 0 {
+		t.Errorf("after the probes' acknowledgement: acked to %d with %d bytes buffered; want %d and 0", a.Acked(), a.Buffered(), len(data))
+	}
+	if got := b.Read(); len(got) != len(data) {
+		t.Errorf("b read %d bytes; want %d", len(got), len(data))
+	}
+}
