@@ -269,6 +269,7 @@ func (c *controller) endRound() {
 	case heavy:
 		for i := range c.bw {
 			c.bw[i] *= 0.75
+			c.rr[i] *= 0.75
 		}
 		if c.mode == modeStartup {
 			c.drain()
@@ -381,7 +382,11 @@ func (c *controller) update() {
 		}
 	}
 	c.rate = bw * gain
-	c.cwnd = max(minWindow, int(cwndGain*bw*rtt.Seconds()))
+	// The window is a safety against a path that stops acknowledging, not
+	// the control: over the round trip the acknowledgements take (the
+	// peer's loop, busy with the transfer, answers late), so that it
+	// never holds the pacing back.
+	c.cwnd = max(minWindow, int(cwndGain*bw*max(rtt, c.srtt).Seconds()))
 	if c.mode == modeStartup {
 		c.cwnd = max(c.cwnd, initialWindow)
 	}
