@@ -111,11 +111,16 @@ func TestStreamSurvivesRoamAndOutage(t *testing.T) {
 		if _, err := r.cliPC.Rebind(netip.AddrPortFrom(netip.MustParseAddr("203.0.113.9"), 0)); err != nil {
 			t.Fatal(err)
 		}
+		moved, before := time.Now(), progress()
+		r.waitFor("bytes after the roam", time.Minute, func() bool { return progress() > before })
+		t.Logf("after the roam the bytes went on in %v (virtual time)", time.Since(moved))
 		r.waitFor("half back", time.Minute, func() bool { return progress() >= size/2 })
 		r.dropAll()
 		time.Sleep(30 * time.Second)
 		r.restore()
-		back := time.Now()
+		back, before := time.Now(), progress()
+		r.waitFor("bytes after the outage", time.Minute, func() bool { return progress() > before })
+		resumed := time.Since(back)
 		select {
 		case err := <-readDone:
 			if err != nil {
@@ -124,7 +129,10 @@ func TestStreamSurvivesRoamAndOutage(t *testing.T) {
 		case <-time.After(5 * time.Minute):
 			t.Fatalf("%d of %d bytes back 5 minutes after the outage", progress(), size)
 		}
-		t.Logf("the rest came %v after the outage (virtual time)", time.Since(back))
+		t.Logf("after the outage the bytes resumed in %v and the rest came in %v (virtual time)", resumed, time.Since(back))
+		if resumed > 2*time.Second {
+			t.Errorf("the bytes resumed %v after the outage; want within 2 s (the probe timeout's cap is 1 s)", resumed)
+		}
 		if !bytes.Equal(got, data) {
 			t.Fatal("the bytes came back corrupted")
 		}
