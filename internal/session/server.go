@@ -248,6 +248,7 @@ func (s *server) run(ctx context.Context) error {
 				return errors.New("session: UDP socket closed")
 			}
 			s.receive(d)
+			s.receiveStream()
 		case err := <-s.conn.Failed():
 			s.logf.Printf("%v", err)
 			return fmt.Errorf("session: %w", err)
