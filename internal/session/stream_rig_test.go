@@ -119,8 +119,13 @@ func TestStreamSurvivesRoamAndOutage(t *testing.T) {
 		time.Sleep(30 * time.Second)
 		r.restore()
 		back, before := time.Now(), progress()
-		r.waitFor("bytes after the outage", time.Minute, func() bool { return progress() > before })
-		resumed := time.Since(back)
+		// Under the race detector's smaller transfer, what was on its way
+		// when the outage began may be all that was left.
+		resumed, waited := time.Duration(0), before < size
+		if waited {
+			r.waitFor("bytes after the outage", time.Minute, func() bool { return progress() > before })
+			resumed = time.Since(back)
+		}
 		select {
 		case err := <-readDone:
 			if err != nil {
@@ -129,8 +134,9 @@ func TestStreamSurvivesRoamAndOutage(t *testing.T) {
 		case <-time.After(5 * time.Minute):
 			t.Fatalf("%d of %d bytes back 5 minutes after the outage", progress(), size)
 		}
-		t.Logf("after the outage the bytes resumed in %v and the rest came in %v (virtual time)", resumed, time.Since(back))
-		if resumed > 2*time.Second {
+		t.Logf("after the outage the bytes resumed in %v and the rest came in %v (virtual time; %d of %d bytes back when it ended)",
+			resumed, time.Since(back), before, size)
+		if waited && resumed > 2*time.Second {
 			t.Errorf("the bytes resumed %v after the outage; want within 2 s (the probe timeout's cap is 1 s)", resumed)
 		}
 		if !bytes.Equal(got, data) {
