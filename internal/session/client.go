@@ -559,14 +559,19 @@ func (c *client) send(now time.Time) error {
 func (c *client) deadline(now time.Time) wake {
 	var w wake
 	w.add(c.tr.NextDeadline())
-	w.add(c.notify.NextDeadline(now))
-	w.add(c.predict.NextDeadline())
 	w.add(c.fb.deadline(now))
 	if c.fenced.pending {
+		// Paints wait for the terminal's answer, which wakes the loop as
+		// typed bytes, or for its deadline. What only a paint acts on
+		// (the bar, the predictions, the parked cursor) waits with them:
+		// a deadline of theirs already past would make the loop spin.
 		w.add(c.fenced.deadline)
-	}
-	if c.scrollSync && now.Before(c.dragUntil) {
-		w.add(c.dragUntil) // the cursor goes back
+	} else {
+		w.add(c.notify.NextDeadline(now))
+		w.add(c.predict.NextDeadline())
+		if c.scrollSync && now.Before(c.dragUntil) {
+			w.add(c.dragUntil) // the cursor goes back
+		}
 	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
