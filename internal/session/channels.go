@@ -563,6 +563,13 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 	}
 }
 
+// drop closes a local connection a listener accepted, for which no
+// channel is opened (there is no peer to open it with).
+func (cs *channels) drop(ev chanEvent) {
+	cs.busy.Add(-1) // the accepting goroutine's count
+	ev.conn.Close()
+}
+
 // accepted opens a channel for a local connection a listener accepted,
 // if there is room.
 func (cs *channels) accepted(ev chanEvent) {

@@ -273,7 +273,7 @@ func (s *server) run(ctx context.Context) error {
 			s.written(err)
 		case ev := <-s.chans.events:
 			if ev.accepted != "" && s.peerCaps()&capChannels == 0 {
-				ev.conn.Close() // a stock client, or none yet: nothing to forward to
+				s.chans.drop(ev) // a stock client, or none yet: nothing to forward to
 				continue
 			}
 			s.chans.event(ev)
