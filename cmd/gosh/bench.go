@@ -57,6 +57,7 @@ type PaperOptions struct {
 	Seed   uint64
 	Out    string
 	Pacing ssp.Pacing
+	Only   []string
 
 	ctx            context.Context
 	Stdout, Stderr io.Writer
@@ -235,11 +236,15 @@ a flood with Ctrl-C, and roaming. Each figure is printed as a table beside the
 published numbers, and its CDF written as an SVG file in --out.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := bench.CheckPaperOnly(o.Only); err != nil {
+				return usagef("gosh bench paper: --only: %v", err)
+			}
 			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
 			return runF(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run (under 2 minutes)")
+	cmd.Flags().StringSliceVar(&o.Only, "only", nil, "run only these experiments, of "+strings.Join(bench.PaperExperiments(), ", ")+" (e.g. --only flood --seed 7)")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness")
 	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
 	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
@@ -343,7 +348,7 @@ func runTyping(o *TypingOptions) error {
 }
 
 func runPaper(o *PaperOptions) error {
-	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Pacing: o.Pacing, Stdout: o.Stdout, Progress: o.Stderr})
+	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Pacing: o.Pacing, Only: o.Only, Stdout: o.Stdout, Progress: o.Stderr})
 }
 
 // traceProfile is a link that replays a Mahimahi delivery trace both ways:

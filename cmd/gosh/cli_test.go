@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -514,5 +515,26 @@ func TestBenchTypingBadArgs(t *testing.T) {
 				t.Errorf("bench typing %q: err is %T, want *usageError", tc.args, err)
 			}
 		})
+	}
+}
+
+// TestBenchPaperOnly: --only picks experiments by name; an unknown one is
+// a usage error before anything runs.
+func TestBenchPaperOnly(t *testing.T) {
+	var got *PaperOptions
+	cmd := newBenchPaperCmd(func(o *PaperOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--only", "flood,evdo", "--seed", "7"})
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil || got == nil || !slices.Equal(got.Only, []string{"flood", "evdo"}) || got.Seed != 7 {
+		t.Fatalf("bench paper --only flood,evdo --seed 7 = %+v, %v", got, err)
+	}
+	cmd = newBenchPaperCmd(func(*PaperOptions) error { t.Fatal("ran"); return nil })
+	cmd.SetArgs([]string{"--only", "flood,moon-landing"})
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if _, ok := err.(*usageError); !ok || !strings.Contains(err.Error(), "moon-landing") {
+		t.Errorf("bench paper --only moon-landing: err = %v (%T), want a usage error naming it", err, err)
 	}
 }

@@ -27,6 +27,9 @@ type PaperOptions struct {
 	Out string
 	// Pacing is the gosh transports' pacing (ssp.Pacing).
 	Pacing ssp.Pacing
+	// Only names the experiments to run ([PaperExperiments]); empty runs
+	// every one.
+	Only []string
 	// Stdout receives the report, Progress a line per step.
 	Stdout, Progress io.Writer
 }
@@ -67,6 +70,27 @@ var experiments = []experiment{
 	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 }
 
+// PaperExperiments names the experiments of [Paper], in the order it runs
+// them: the typing figures by their link, then the flood and roaming.
+func PaperExperiments() []string {
+	var names []string
+	for _, e := range experiments {
+		names = append(names, e.link)
+	}
+	return append(names, "flood", "roaming")
+}
+
+// CheckPaperOnly returns an error naming the first of only that is not an
+// experiment of [Paper].
+func CheckPaperOnly(only []string) error {
+	for _, name := range only {
+		if !slices.Contains(PaperExperiments(), name) {
+			return fmt.Errorf("unknown experiment %q: want some of %s", name, strings.Join(PaperExperiments(), ", "))
+		}
+	}
+	return nil
+}
+
 // Paper runs the paper's experiments one after another and reports each
 // beside the published figures: the typing figures, then interrupting a
 // flood and roaming.
@@ -96,8 +120,12 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	defer tb.close()
 	tb.pacing = o.Pacing
 	fmt.Fprintf(out, "gosh's pacing: %v\n", o.Pacing)
+	if err := CheckPaperOnly(o.Only); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	wanted := func(name string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, name) }
 	for i, e := range experiments {
-		if o.Quick && !e.quick {
+		if o.Quick && !e.quick || !wanted(e.link) {
 			continue
 		}
 		link, err := linkem.LookupProfile(e.link)
@@ -133,11 +161,15 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	if o.Quick {
 		with = []string{TransportSSH, TransportGosh}
 	}
-	if err := paperFlood(ctx, tb, with, o.Seed, out, progress); err != nil {
-		return err
+	if wanted("flood") {
+		if err := paperFlood(ctx, tb, with, o.Seed, out, progress); err != nil {
+			return err
+		}
 	}
-	if err := paperRoam(ctx, tb, with, o.Seed, out, progress); err != nil {
-		return err
+	if wanted("roaming") {
+		if err := paperRoam(ctx, tb, with, o.Seed, out, progress); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
 	return nil
