@@ -276,3 +276,46 @@ func TestPacingFlood(t *testing.T) {
 		}
 	}
 }
+
+// TestPacingUrgentTwice: a client frame that carries an interrupt key goes
+// out as two datagrams at once, even over a lossless path, so that the
+// Ctrl-C that stops a flood does not wait for the next frame when one is
+// lost (CS244's 3G link loses 1 %); other keys go once.
+func TestPacingUrgentTwice(t *testing.T) {
+	for _, pacing := range []ssp.Pacing{ssp.PacingGosh, ssp.PacingMosh} {
+		prof, err := linkem.LookupProfile("evdo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newTermSim(t, prof, 80, 24, pacing)
+		s.run(3*time.Second, nil)
+		for _, tc := range []struct {
+			keys string
+			want int // datagrams
+		}{
+			{"l", 1},
+			{"\x03", 2},
+			{"s", 1},
+		} {
+			if pacing == ssp.PacingMosh {
+				tc.want = 1
+			}
+			s.run(time.Second, nil)
+			s.client.Current().PushKeys([]byte(tc.keys))
+			var out [][]byte
+			for end := s.now.Add(time.Second); len(out) == 0 && s.now.Before(end); s.now = s.now.Add(time.Millisecond) {
+				out, err = s.client.Tick(s.now)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.send(out, nil)(true)
+			if len(out) != tc.want {
+				t.Errorf("%v: %q went in %d datagrams, want %d", pacing, tc.keys, len(out), tc.want)
+			}
+		}
+		if got, want := s.client.Stats().Redundant, map[ssp.Pacing]uint64{ssp.PacingGosh: 1}[pacing]; got != want {
+			t.Errorf("%v: Stats.Redundant = %d, want %d", pacing, got, want)
+		}
+	}
+}

@@ -319,3 +319,42 @@ func TestUserStreamShown(t *testing.T) {
 		t.Error("after Subtract the shown key is lost")
 	}
 }
+
+// TestUserStreamUrgent: a change is urgent when it holds an interrupt key
+// (Ctrl-C, Ctrl-\, Ctrl-Z) typed after the sent state, however pushed.
+func TestUserStreamUrgent(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before string // typed and sent
+		after  string // typed since
+		shown  bool   // pushed as shown keys
+		want   bool
+	}{
+		{"nothing new", "ls\x03", "", false, false},
+		{"plain keys", "", "ls\r", false, false},
+		{"Ctrl-C", "seq 1 100000000\r", "\x03", false, true},
+		{"Ctrl-C among keys", "", "ab\x03cd", false, true},
+		{"Ctrl-\\", "", "\x1c", false, true},
+		{"Ctrl-Z", "", "\x1a", false, true},
+		{"Ctrl-C pushed as shown", "", "\x03", true, true},
+		{"Ctrl-C already sent", "\x03", "ls", false, false},
+		{"Ctrl-D", "", "\x04", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := vt.NewUserStream()
+			s.PushKeys([]byte(tc.before))
+			sent := s.Clone()
+			if tc.shown {
+				s.PushShownKeys([]byte(tc.after))
+			} else {
+				s.PushKeys([]byte(tc.after))
+			}
+			if got := s.Urgent(sent); got != tc.want {
+				t.Errorf("Urgent = %v, want %v", got, tc.want)
+			}
+			if got := s.Clone().Urgent(sent); got != tc.want {
+				t.Errorf("a clone's Urgent = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
