@@ -11,6 +11,8 @@
 //   - [Replay] is the program's terminal with a real program's recorded
 //     output behind it ([Transcript]): each key typed makes it write what
 //     the program wrote after that key.
+//   - [Flood] is the program's terminal with a shell whose one command
+//     floods it as fast as it is read, until a Ctrl-C (seq).
 //
 // [Terminal] can also record every state of its screen with its time
 // ([Terminal.Record]), for keystroke-latency measurements, and stand for
