@@ -30,6 +30,10 @@ func Builtin() []*Workload {
 	return ws
 }
 
+// BuiltinNames returns the names of the built-in workloads, in the order
+// of [Builtin], without parsing them.
+func BuiltinNames() []string { return slices.Clone(builtinNames) }
+
 // loadBuiltin parses the embedded workload name; it panics if it is
 // missing or invalid, which the package's tests rule out.
 func loadBuiltin(name string) *Workload {
