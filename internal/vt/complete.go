@@ -15,6 +15,7 @@ type Complete struct {
 	echoAck uint64
 	caps    Caps
 	disp    *Display // shared by clones; only its scratch space is mutable
+	scratch *[]byte  // the display's output buffer, shared by clones
 	chans   chanLog  // channel messages from the server
 	scroll  scrollLog
 	behind  bool     // the server's history holds lines beyond the log (section 12.3)
@@ -24,7 +25,7 @@ type Complete struct {
 // NewComplete returns a blank cols×rows terminal with echo ack 0 and the
 // stock wire profile.
 func NewComplete(cols, rows int) *Complete {
-	return &Complete{emu: NewEmulator(cols, rows), disp: NewDisplay(WireDisplayCaps(0))}
+	return &Complete{emu: NewEmulator(cols, rows), disp: NewDisplay(WireDisplayCaps(0)), scratch: new([]byte)}
 }
 
 // SetWireCaps sets what diffs may use beyond the stock Mosh set (for a
@@ -58,7 +59,7 @@ func (c *Complete) Framebuffer() *Framebuffer { return c.emu.Framebuffer() }
 
 // AppCursorKeys reports whether the host application enabled DECCKM; the
 // server then leaves ESC O A–D from the client alone (spec section 8.1).
-func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().modes.AppCursorKeys }
+func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().Modes().AppCursorKeys }
 
 // Clone returns a deep copy (rows shared copy-on-write).
 func (c *Complete) Clone() *Complete {
@@ -72,28 +73,19 @@ func (c *Complete) Clone() *Complete {
 
 // Equal reports whether c and o have the same echo ack and channel
 // message count, and show the same thing as far as the wire profile can
-// tell (see [Framebuffer.Equal]). States of one session share their
+// tell (see [Display.SameScreen]). States of one session share their
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
 	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.SameScreen(o)
 }
 
 // SameScreen reports whether c and o show the same screen, as far as the
-// wire profile can tell, whatever else differs (echo ack, channel
-// messages, scrollback).
+// wire profile can tell (which screen they are on included for a profile
+// with CapAltScreen), whatever else differs (echo ack, channel messages,
+// scrollback).
 func (c *Complete) SameScreen(o *Complete) bool {
-	return c.sameScreen(c.Framebuffer(), o.Framebuffer())
-}
-
-// sameScreen reports whether a and b show the same thing as far as the
-// wire profile can tell, which screen they are on included for a profile
-// with CapAltScreen.
-func (c *Complete) sameScreen(a, b *Framebuffer) bool {
-	if c.caps&CapAltScreen != 0 && a.modes.AltScreen != b.modes.AltScreen {
-		return false
-	}
-	return a.equalMasked(b, c.disp.mask, c.caps&CapCursorStyle != 0)
+	return c.disp.SameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
 // Deferrable reports whether c differs from o in nothing but the echo
@@ -102,7 +94,7 @@ func (c *Complete) sameScreen(a, b *Framebuffer) bool {
 // message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
 	return c.echoAck != o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.SameScreen(o)
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
@@ -134,14 +126,14 @@ func (c *Complete) diffScreen(from *Complete) []byte {
 		b = appendInstruction(b, extEchoAck, body)
 	}
 	last, next := from.Framebuffer(), c.Framebuffer()
-	if c.sameScreen(last, next) {
+	if c.disp.SameScreen(last, next) {
 		return b
 	}
-	if last.w != next.w || last.h != next.h {
-		b = appendResize(b, next.w, next.h)
+	if w, h := next.Size(); w != last.Width() || h != last.Height() {
+		b = appendResize(b, w, h)
 	}
-	hs := c.disp.NewFrame(c.disp.scratch[:0], true, last, next)
-	c.disp.scratch = hs[:0]
+	hs := c.disp.NewFrame((*c.scratch)[:0], true, last, next)
+	*c.scratch = hs[:0]
 	if len(hs) > 0 {
 		var body []byte
 		body = appendBytesField(body, fieldHostString, hs)
@@ -166,8 +158,7 @@ func (c *Complete) Apply(diff []byte) error {
 			if err != nil {
 				return err
 			}
-			c.emu.Framebuffer().assumeDiffModes()
-			c.emu.Feed(hs, nil)
+			c.emu.FeedFrame(hs)
 		case in.has[extResize]:
 			cols, rows, err := parseResize(in.body[extResize])
 			if err != nil {
@@ -199,7 +190,7 @@ func (c *Complete) Apply(diff []byte) error {
 // those of the saved normal screen while the alternate one is shown, its
 // strings, and its held channel messages.
 func (c *Complete) Footprint() int {
-	n := c.Framebuffer().footprint() + c.chans.footprint() + c.scroll.footprint()
+	n := c.Framebuffer().Footprint() + c.chans.footprint() + c.scroll.footprint()
 	if c.hist != nil {
 		n += c.hist.Footprint()
 	}

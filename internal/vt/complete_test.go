@@ -84,7 +84,7 @@ func TestCompleteRoundTrip(t *testing.T) {
 		prev := server.Clone()   // the server's copy of the last sent state
 		client := server.Clone() // the client's own state, built from diffs only
 		for i := range 400 {
-			server.Feed(vt.RandomOutputForTest(rng, 30, 10, rng.IntN(40)), nil)
+			server.Feed(vttest.RandomOutput(rng, 30, 10, rng.IntN(40)), nil)
 			if rng.IntN(20) == 0 {
 				server.Resize(1+rng.IntN(40), 1+rng.IntN(15))
 			}
@@ -264,5 +264,25 @@ func TestCompleteScrollBehind(t *testing.T) {
 	server.SetScrollBehind(false)
 	if err := client.Apply(server.Diff(prev)); err != nil || client.ScrollBehind() {
 		t.Fatalf("the client is still behind (%v)", err)
+	}
+}
+
+// TestCompleteHistory: a server's state records the lines that scroll off
+// its screen in the history EnableHistory made; its clones neither carry
+// nor record it.
+func TestCompleteHistory(t *testing.T) {
+	c := vt.NewComplete(10, 2)
+	if c.History() != nil {
+		t.Fatal("a new state has a history")
+	}
+	c.EnableHistory(10)
+	c.Feed([]byte("red\r\n\r\n"), nil)
+	if h := c.History(); h == nil || h.Total() != 1 || h.Texts()[0] != "red" {
+		t.Fatalf("history %v, want the line red", c.History())
+	}
+	cl := c.Clone()
+	cl.Feed([]byte("\r\n\r\n\r\n"), nil)
+	if c.History().Total() != 1 || cl.History() != nil {
+		t.Fatal("a clone recorded into the history")
 	}
 }

@@ -16,14 +16,13 @@ func historyTexts(h *vt.History) []string { return h.Texts() }
 // their renditions; the alternate screen, DL and a region below the top
 // record nothing; the oldest lines go first when the bound is reached.
 func TestHistoryRecords(t *testing.T) {
-	c := vt.NewComplete(10, 3)
-	c.EnableHistory(4)
+	c := vt.NewEmulator(10, 3)
+	h := c.EnableHistory(4)
 	c.Feed([]byte("a\r\nb\r\nc\r\nd\r\n"), nil) // a and b scroll off
 	c.Feed([]byte("\x1b[31mred\x1b[0m\r\n"), nil)
 	c.Feed([]byte("\x1b[?1049h1\r\n2\r\n3\r\n4\r\n\x1b[?1049l"), nil) // alternate screen
 	c.Feed([]byte("\x1b[H\x1b[M"), nil)                               // DL at the top
 	c.Feed([]byte("\x1b[2;3r\x1b[3Hx\r\ny\r\n\x1b[r"), nil)           // region below the top
-	h := c.History()
 	if got, want := strings.Join(historyTexts(h), ","), "a,b,c"; got != want {
 		t.Fatalf("history %q, want %q", got, want)
 	}
@@ -38,10 +37,10 @@ func TestHistoryRecords(t *testing.T) {
 	l, _ := h.Line(3 + 1)
 	_ = l
 	// The red line kept its colour.
-	c2 := vt.NewComplete(10, 2)
-	c2.EnableHistory(10)
+	c2 := vt.NewEmulator(10, 2)
+	h2 := c2.EnableHistory(10)
 	c2.Feed([]byte("\x1b[31mred\x1b[0m\r\n\r\n"), nil)
-	rl, ok := c2.History().Line(0)
+	rl, ok := h2.Line(0)
 	if !ok || !strings.Contains(string(rl.Text), "31") || rl.Row(10).Text() != "red" {
 		t.Fatalf("line %q %v", rl.Text, ok)
 	}
@@ -51,7 +50,7 @@ func TestHistoryRecords(t *testing.T) {
 	// Clones do not record.
 	cl := c2.Clone()
 	cl.Feed([]byte("\r\n\r\n\r\n"), nil)
-	if c2.History().Total() != 1 || cl.History() != nil {
+	if h2.Total() != 1 {
 		t.Fatal("a clone recorded into the history")
 	}
 }
@@ -147,11 +146,11 @@ func TestPushLines(t *testing.T) {
 	caps := vt.XtermDisplayCaps()
 	caps.KeepHistory = true
 	d := vt.NewDisplay(caps)
-	term := vt.NewComplete(w, h)
-	term.EnableHistory(1000)
+	term := vt.NewEmulator(w, h)
+	hist := term.EnableHistory(1000)
 
 	// A first screen, drawn from nothing.
-	screen := vt.NewComplete(w, h)
+	screen := vt.NewEmulator(w, h)
 	screen.Feed([]byte("s1\r\ns2\r\ns3\r\ns4"), nil)
 	out := d.NewFrame(nil, false, nil, screen.Framebuffer())
 	term.Feed(out, nil)
@@ -165,12 +164,12 @@ func TestPushLines(t *testing.T) {
 	lines[3].Wrapped = true
 	out, after := d.PushLines(nil, shown, w, h, lines)
 	term.Feed(out, nil)
-	got := historyTexts(term.History())
+	got := historyTexts(hist)
 	want := []string{"L0", "L1", "L2", "0123456789ab", "L4", "L5", "L6"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("history %q, want %q", got, want)
 	}
-	if l, _ := term.History().Line(3); !l.Wrapped {
+	if l, _ := hist.Line(3); !l.Wrapped {
 		t.Error("the wrapped line lost its flag")
 	}
 	if !after.Equal(term.Framebuffer()) {
@@ -186,7 +185,7 @@ func TestPushLines(t *testing.T) {
 	term.Feed(d.NewFrame(nil, true, screen.Framebuffer(), next.Framebuffer()), nil)
 	next.Resize(w-2, h)
 	term.Feed(d.NewFrame(nil, false, nil, next.Framebuffer()), nil)
-	if n := term.History().Total(); n != 7 {
+	if n := hist.Total(); n != 7 {
 		t.Fatalf("frames added %d lines to the history", n-7)
 	}
 	for y := range h {
@@ -202,7 +201,7 @@ func TestPushLinesShownAlready(t *testing.T) {
 	caps := vt.XtermDisplayCaps()
 	caps.KeepHistory = true
 	d := vt.NewDisplay(caps)
-	screen := vt.NewComplete(10, 3)
+	screen := vt.NewEmulator(10, 3)
 	screen.Feed([]byte("one\r\ntwo\r\nthree"), nil)
 	shown := screen.Framebuffer().Clone()
 	out, _ := d.PushLines(nil, shown, 10, 3, []vt.ScrollLine{{Text: []byte("one"), Width: 10}, {Line: 1, Text: []byte("two"), Width: 10}})
@@ -226,11 +225,11 @@ func dump(fb *vt.Framebuffer) string {
 // top for the history, keeping the cursor's row); without a history it
 // keeps Mosh's rule (rows go from the bottom).
 func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
-	c := vt.NewComplete(10, 6)
-	c.EnableHistory(100)
+	c := vt.NewEmulator(10, 6)
+	hist := c.EnableHistory(100)
 	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
 	c.Resize(10, 3)
-	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+	if got := strings.Join(hist.Texts(), ","); got != "1,2,3" {
 		t.Errorf("history %q, want 1,2,3", got)
 	}
 	if got := strings.Join(rowTexts(c.Framebuffer()), ","); got != "4,5,$" {
@@ -240,15 +239,15 @@ func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
 		t.Errorf("cursor %d,%d, want 2,2", x, y)
 	}
 	// Rows below the cursor go first.
-	c2 := vt.NewComplete(10, 6)
-	c2.EnableHistory(100)
+	c2 := vt.NewEmulator(10, 6)
+	hist2 := c2.EnableHistory(100)
 	c2.Feed([]byte("a\r\nb\r\n$ "), nil) // cursor on row 2
 	c2.Resize(10, 4)
-	if n := c2.History().Total(); n != 0 {
+	if n := hist2.Total(); n != 0 {
 		t.Errorf("%d lines left the top, want none", n)
 	}
 	// No history (a client's copy): Mosh's rule.
-	c3 := vt.NewComplete(10, 6)
+	c3 := vt.NewEmulator(10, 6)
 	c3.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil)
 	c3.Resize(10, 3)
 	if got := strings.Join(rowTexts(c3.Framebuffer()), ","); got != "1,2,3" {
@@ -261,12 +260,12 @@ func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
 // cursor 1049 saved, so the shell's last rows are there when the
 // full-screen program exits, and the rows that left are in the history.
 func TestHistoryShrinkBehindAltScreen(t *testing.T) {
-	c := vt.NewComplete(10, 6)
-	c.EnableHistory(100)
+	c := vt.NewEmulator(10, 6)
+	hist := c.EnableHistory(100)
 	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ \x1b[?1049hvim\r\n~\r\n~"), nil) // saved cursor on row 5
 	c.Resize(10, 3)
 	c.Resize(10, 5) // growth adds rows at the bottom
-	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+	if got := strings.Join(hist.Texts(), ","); got != "1,2,3" {
 		t.Errorf("history %q, want 1,2,3: none of the alternate screen's rows", got)
 	}
 	c.Feed([]byte("\x1b[?1049l"), nil)
@@ -290,7 +289,7 @@ func rowTexts(fb *vt.Framebuffer) []string {
 // screen to model what the user's terminal did when it resized.
 func TestClientModelMoves(t *testing.T) {
 	screen := func() *vt.Framebuffer {
-		c := vt.NewComplete(10, 6)
+		c := vt.NewEmulator(10, 6)
 		c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
 		return c.Framebuffer().Clone()
 	}
