@@ -14,6 +14,7 @@ import (
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -171,7 +172,7 @@ type client struct {
 	start time.Time
 
 	// Owned by run:
-	tr        *ssp.Transport[*vt.UserStream, *vt.Complete]
+	tr        *ssp.Transport[*statesync.UserStream, *statesync.Complete]
 	term      Terminal
 	tinfo     *terminfo.Terminal
 	display   *vt.Display
@@ -253,7 +254,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.sizeCols, c.sizeRows = c.cols, c.rows
 
 	var err error
-	remote := vt.NewComplete(c.cols, c.rows)
+	remote := statesync.NewComplete(c.cols, c.rows)
 	if cfg.Epoch > 0 {
 		_, remote = epochStatesClient()
 	}
@@ -272,7 +273,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		ResumeFrom: cfg.ResumeFrom,
 		FirstSeq:   cfg.FirstSeq,
 		ReserveSeq: cfg.ReserveSeq,
-	}, vt.NewUserStream(), remote, c.start)
+	}, statesync.NewUserStream(), remote, c.start)
 	if err != nil {
 		return nil, err
 	}

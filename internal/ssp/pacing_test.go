@@ -13,7 +13,7 @@ import (
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // termSim runs a terminal session's two transports (user input up, the
@@ -22,8 +22,8 @@ import (
 type termSim struct {
 	t        *testing.T
 	now      time.Time
-	client   *ssp.Transport[*vt.UserStream, *vt.Complete]
-	server   *ssp.Transport[*vt.Complete, *vt.UserStream]
+	client   *ssp.Transport[*statesync.UserStream, *statesync.Complete]
+	server   *ssp.Transport[*statesync.Complete, *statesync.UserStream]
 	up, down *linkem.Model
 	inFlight deliveryHeap
 	seq      int
@@ -42,11 +42,11 @@ func newTermSim(t *testing.T, prof linkem.Profile, cols, rows int, pacing ssp.Pa
 	s.up = linkem.NewModel(prof.Up, 1, s.now)
 	s.down = linkem.NewModel(prof.Down, 2, s.now)
 	if s.client, err = ssp.NewTransport(ssp.Config{Key: key, Remote: s.srv, Pacing: pacing, Rand: rand.NewChaCha8([32]byte{1})},
-		vt.NewUserStream(), vt.NewComplete(cols, rows), s.now); err != nil {
+		statesync.NewUserStream(), statesync.NewComplete(cols, rows), s.now); err != nil {
 		t.Fatal(err)
 	}
 	if s.server, err = ssp.NewTransport(ssp.Config{Key: key, Server: true, Pacing: pacing, Rand: rand.NewChaCha8([32]byte{2})},
-		vt.NewComplete(cols, rows), vt.NewUserStream(), s.now); err != nil {
+		statesync.NewComplete(cols, rows), statesync.NewUserStream(), s.now); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -1,43 +1,47 @@
-package vt
+package statesync
 
-import "google.golang.org/protobuf/encoding/protowire"
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
 
 // Complete is the server-to-client state of the SSP transport (spec
 // section 8.2): a terminal emulator plus the echo ack, and for a gosh peer
 // a log of channel messages (section 12.2). Its diff is a Mosh
-// HostBuffers.HostMessage whose host bytes come from a [Display] with the
-// wire profile [WireDisplayCaps](caps), so a stock mosh-client renders it
+// HostBuffers.HostMessage whose host bytes come from a [vt.Display] with the
+// wire profile [vt.WireDisplayCaps](caps), so a stock mosh-client renders it
 // exactly when caps is 0.
 //
 // A Complete is not safe for concurrent use.
 type Complete struct {
-	emu     *Emulator
+	emu     *vt.Emulator
 	echoAck uint64
-	caps    Caps
-	disp    *Display // shared by clones; only its scratch space is mutable
-	scratch *[]byte  // the display's output buffer, shared by clones
-	chans   chanLog  // channel messages from the server
+	caps    vt.Caps
+	disp    *vt.Display // shared by clones; only its scratch space is mutable
+	scratch *[]byte     // the display's output buffer, shared by clones
+	chans   chanLog     // channel messages from the server
 	scroll  scrollLog
-	behind  bool     // the server's history holds lines beyond the log (section 12.3)
-	hist    *History // the live screen's history (a server's state only; not cloned)
+	behind  bool        // the server's history holds lines beyond the log (section 12.3)
+	hist    *vt.History // the live screen's history (a server's state only; not cloned)
 }
 
 // NewComplete returns a blank cols×rows terminal with echo ack 0 and the
 // stock wire profile.
 func NewComplete(cols, rows int) *Complete {
-	return &Complete{emu: NewEmulator(cols, rows), disp: NewDisplay(WireDisplayCaps(0)), scratch: new([]byte)}
+	return &Complete{emu: vt.NewEmulator(cols, rows), disp: vt.NewDisplay(vt.WireDisplayCaps(0)), scratch: new([]byte)}
 }
 
 // SetWireCaps sets what diffs may use beyond the stock Mosh set (for a
 // peer known to be gosh). It also decides which differences make two
 // states unequal: content the profile cannot show is ignored.
-func (c *Complete) SetWireCaps(caps Caps) {
+func (c *Complete) SetWireCaps(caps vt.Caps) {
 	c.caps = caps
-	c.disp = NewDisplay(WireDisplayCaps(caps))
+	c.disp = vt.NewDisplay(vt.WireDisplayCaps(caps))
 }
 
 // WireCaps returns the capabilities set by SetWireCaps.
-func (c *Complete) WireCaps() Caps { return c.caps }
+func (c *Complete) WireCaps() vt.Caps { return c.caps }
 
 // Feed interprets host output and appends the answers to its queries to
 // reply (to be written back to the host application).
@@ -55,7 +59,7 @@ func (c *Complete) SetEchoAck(n uint64) { c.echoAck = n }
 
 // Framebuffer returns the screen; callers must not modify it (clone it to
 // draw overlays).
-func (c *Complete) Framebuffer() *Framebuffer { return c.emu.Framebuffer() }
+func (c *Complete) Framebuffer() *vt.Framebuffer { return c.emu.Framebuffer() }
 
 // AppCursorKeys reports whether the host application enabled DECCKM; the
 // server then leaves ESC O A–D from the client alone (spec section 8.1).
@@ -73,7 +77,7 @@ func (c *Complete) Clone() *Complete {
 
 // Equal reports whether c and o have the same echo ack and channel
 // message count, and show the same thing as far as the wire profile can
-// tell (see [Display.SameScreen]). States of one session share their
+// tell (see [vt.Display.SameScreen]). States of one session share their
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
 	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
@@ -82,7 +86,7 @@ func (c *Complete) Equal(o *Complete) bool {
 
 // SameScreen reports whether c and o show the same screen, as far as the
 // wire profile can tell (which screen they are on included for a profile
-// with CapAltScreen), whatever else differs (echo ack, channel messages,
+// with [vt.CapAltScreen]), whatever else differs (echo ack, channel messages,
 // scrollback).
 func (c *Complete) SameScreen(o *Complete) bool {
 	return c.disp.SameScreen(c.Framebuffer(), o.Framebuffer())
@@ -228,16 +232,16 @@ func (c *Complete) TrimChannels(pos uint64) { c.chans.trim(pos) }
 func (c *Complete) ChannelBytes() int { return c.chans.bytes }
 
 // EnableHistory makes c, a server's live state, record the lines that
-// scroll off the top of its primary screen in a [History] of at most
+// scroll off the top of its primary screen in a [vt.History] of at most
 // maxLines lines. Clones do not record.
 func (c *Complete) EnableHistory(maxLines int) { c.hist = c.emu.EnableHistory(maxLines) }
 
 // History returns the history EnableHistory made, or nil.
-func (c *Complete) History() *History { return c.hist }
+func (c *Complete) History() *vt.History { return c.hist }
 
 // PushScroll appends a scrollback line to the state's log (its Text
 // copied).
-func (c *Complete) PushScroll(l ScrollLine) { c.scroll.push(l) }
+func (c *Complete) PushScroll(l vt.ScrollLine) { c.scroll.push(l) }
 
 // ScrollTotal returns the number of lines ever appended to the state's
 // log (an absolute position).
@@ -245,7 +249,7 @@ func (c *Complete) ScrollTotal() uint64 { return c.scroll.total }
 
 // ScrollSince returns the held lines of the log from absolute position pos
 // on, in order. Their Text aliases c's storage: read, do not modify.
-func (c *Complete) ScrollSince(pos uint64) []ScrollLine { return c.scroll.since(pos) }
+func (c *Complete) ScrollSince(pos uint64) []vt.ScrollLine { return c.scroll.since(pos) }
 
 // TrimScroll drops the held lines below absolute position pos (the client
 // calls it once they are in the terminal's scrollback).

@@ -1,4 +1,4 @@
-package vt
+package statesync
 
 import "bytes"
 
