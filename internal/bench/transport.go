@@ -44,8 +44,9 @@ type remoteSpec struct {
 type live interface {
 	typeKeys(b []byte) error
 	screen() *mirror
-	// wire returns the bytes that crossed the link so far, both ways
-	// (IP packets for ssh, UDP payloads for gosh and mosh).
+	// wire returns the bytes that crossed the link so far, both ways:
+	// whole IP packets (for gosh and mosh, UDP payloads with their IP
+	// and UDP headers).
 	wire() int64
 	// queue returns the longest time a packet spent in the link's
 	// bottleneck so far, either way (waiting and being transmitted).
