@@ -26,6 +26,11 @@ type Stats struct {
 	// Wrong is the fraction of keystrokes during which the screen showed
 	// a wrong prediction.
 	Wrong float64
+	// Predicted is the fraction of keystrokes during which the screen
+	// showed a prediction, right or wrong; NoPrediction says that it was
+	// measured and none was shown, so that Wrong means nothing ("n/a").
+	Predicted    float64
+	NoPrediction bool
 }
 
 // NewStats computes the figures of per-keystroke latencies (negative for a
@@ -83,8 +88,12 @@ func (s Stats) String() string {
 	if s.NeverShown > 0 {
 		never = fmt.Sprintf(", %d never shown (counted as %v)", s.NeverShown, s.Cap)
 	}
-	return fmt.Sprintf("%d keystrokes: %.1f%% shown within %v, %.1f%% shown wrongly, median %v, mean %v, p95 %v, p99 %v%s",
-		s.Keys, 100*s.Instant, InstantLatency, 100*s.Wrong, round(s.Median), round(s.Mean), round(s.P95), round(s.P99), never)
+	wrong := fmt.Sprintf("%.1f%% shown wrongly", 100*s.Wrong)
+	if s.NoPrediction {
+		wrong = "no prediction shown"
+	}
+	return fmt.Sprintf("%d keystrokes: %.1f%% shown within %v, %s, median %v, mean %v, p95 %v, p99 %v%s",
+		s.Keys, 100*s.Instant, InstantLatency, wrong, round(s.Median), round(s.Mean), round(s.P95), round(s.P99), never)
 }
 
 // round rounds d for display.
@@ -92,7 +101,20 @@ func round(d time.Duration) time.Duration { return d.Round(100 * time.Microsecon
 
 // Stats returns the figures of r, a keystroke never shown counting as
 // NeverShownCap.
-func (r Result) Stats() Stats { return NewStats(r.Latency, r.Wrong, NeverShownCap) }
+func (r Result) Stats() Stats {
+	s := NewStats(r.Latency, r.Wrong, NeverShownCap)
+	if r.Predicted != nil && s.Keys > 0 {
+		n := 0
+		for _, p := range r.Predicted {
+			if p {
+				n++
+			}
+		}
+		s.Predicted = float64(n) / float64(s.Keys)
+		s.NoPrediction = n == 0
+	}
+	return s
+}
 
 // Summary returns the headline figures of r: the fractions of keystrokes
 // shown within InstantLatency and shown wrongly, and the median and mean
