@@ -39,29 +39,50 @@ type TypingOptions struct {
 	Workload *workload.Workload
 	// MaxKeys, if positive, types only the first MaxKeys keystrokes.
 	MaxKeys int
-	// Seed makes the link's randomness repeatable.
+	// Seed makes the link's randomness repeatable: run r (from 0) of
+	// every transport uses Seed+r, so all of them meet the same loss and
+	// jitter draws.
 	Seed uint64
+	// Runs is how many times each transport types the workload, one seed
+	// after another; 0 means 1.
+	Runs int
 	// Pacing is the gosh transports' pacing (ssp.Pacing).
 	Pacing ssp.Pacing
+	// Gosh is the gosh binary the gosh transports run as a user runs it
+	// (gosh server new, and gosh connect --direct in a pseudo-terminal,
+	// as mosh-client runs); "" runs the client and server loops in this
+	// process instead.
+	Gosh string
 	// Progress receives a line per step; nil discards them.
 	Progress io.Writer
 }
 
-// TypingResult is one transport's measurement of a workload over a link.
+// TypingResult is one transport's runs of a workload over a link.
 type TypingResult struct {
 	Transport string
 	Workload  string
 	Link      string
 	// Skipped says why the transport did not run ("" if it did).
 	Skipped string
-	// Latency and Wrong are per keystroke (keylat.Result).
+	// Predicts says whether the transport has a prediction engine;
+	// without one, Wrong means nothing.
+	Predicts bool
+	// Note says how the transport ran (for ssh: the TCP congestion
+	// control).
+	Note string
+	// Runs are the runs, one per seed.
+	Runs []TypingRun
+}
+
+// TypingRun is one run of one transport: the workload typed once, with
+// one seed of the link's randomness.
+type TypingRun struct {
+	Seed uint64
+	// Result is per keystroke (keylat.Result), Stats its figures.
 	Result keylat.Result
 	Stats  keylat.Stats
 	// Wire is the bytes that crossed the link, both ways, while typing.
 	Wire int64
-	// Note says how the transport ran (for ssh: the TCP congestion
-	// control).
-	Note string
 	// Mismatch, if not empty, says that the session's final screen
 	// differs from the reference's: the run did not type what the
 	// reference did (a transport lost keys, or the workload is not
@@ -70,7 +91,7 @@ type TypingResult struct {
 }
 
 // BytesPerKey is the wire bytes per keystroke.
-func (r TypingResult) BytesPerKey() float64 {
+func (r TypingRun) BytesPerKey() float64 {
 	if r.Result.Keys == 0 {
 		return 0
 	}
@@ -80,7 +101,7 @@ func (r TypingResult) BytesPerKey() float64 {
 // DefaultTransports are the transports compared when none are named.
 func DefaultTransports() []string {
 	with := []string{TransportSSH, TransportGosh, TransportGoshNoPredict}
-	if _, err := starterFor(TransportMosh, 0); err == nil {
+	if _, err := starterFor(TransportMosh, transportConfig{}); err == nil {
 		with = append(with, TransportMosh)
 	}
 	return with
@@ -102,8 +123,8 @@ func Typing(ctx context.Context, o TypingOptions) ([]TypingResult, error) {
 		return skippedAll(with, o.Workload.Name, o.Link.Name, skipped), err
 	}
 	defer tb.close()
-	tb.pacing = o.Pacing
-	return tb.run(ctx, o.Link, with, o.Seed)
+	tb.cfg = transportConfig{pacing: o.Pacing, gosh: o.Gosh}
+	return tb.run(ctx, o.Link, with, o.Seed, max(o.Runs, 1))
 }
 
 // skippedAll says that every transport was skipped, and why.
@@ -125,8 +146,13 @@ type typingBench struct {
 	base     string
 	spec     remoteSpec
 	refs     []*vt.Framebuffer
-	pacing   ssp.Pacing
+	cfg      transportConfig
 	progress io.Writer
+	// tap is this program's executable, which runs the tap (TapArgs)
+	// that records the server's screen during a typing run; "" for none.
+	tap string
+	// starters, if not nil, replaces starterFor (tests).
+	starters func(name string) (starter, error)
 }
 
 // newTypingBench prepares w (its first maxKeys keys, if positive) and
@@ -162,6 +188,9 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 		return nil, why, nil
 	}
 	tb := &typingBench{w: w, base: base, spec: spec, progress: progress}
+	if exe, err := os.Executable(); err == nil && tapSupported {
+		tb.tap = exe
+	}
 	fmt.Fprintf(progress, "%s: recording the reference (%d keys, no network)\n", w.Name, len(w.Keys))
 	if err := resetDir(tb.spec.Dir, &w); err != nil {
 		tb.close()
@@ -176,26 +205,46 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 
 func (tb *typingBench) close() { os.RemoveAll(tb.base) }
 
-// run types the workload through each transport over link.
-func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []string, seed uint64) ([]TypingResult, error) {
-	var results []TypingResult
+// starter returns how to start the named transport.
+func (tb *typingBench) starter(name string) (starter, error) {
+	if tb.starters != nil {
+		return tb.starters(name)
+	}
+	return starterFor(name, tb.cfg)
+}
+
+// run types the workload through each transport over link, runs times:
+// run r of every transport with seed+r, the transports taking turns so
+// that a change in the machine's load falls on all of them alike.
+func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []string, seed uint64, runs int) ([]TypingResult, error) {
+	results := make([]TypingResult, len(with))
+	starts := make([]starter, len(with))
 	for i, name := range with {
-		start, err := starterFor(name, tb.pacing)
+		results[i] = TypingResult{Transport: name, Workload: tb.w.Name, Link: link.Name, Predicts: predicts(name)}
+		start, err := tb.starter(name)
 		if err != nil {
 			fmt.Fprintf(tb.progress, "%s/%s/%s: skipped: %v\n", link.Name, tb.w.Name, name, err)
-			results = append(results, TypingResult{Transport: name, Workload: tb.w.Name, Link: link.Name, Skipped: err.Error()})
+			results[i].Skipped = err.Error()
 			continue
 		}
-		if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
-			return nil, err
+		starts[i] = start
+	}
+	for r := range runs {
+		for i, name := range with {
+			if starts[i] == nil {
+				continue
+			}
+			if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(tb.progress, "%s/%s/%s: run %d of %d (seed %d): typing %d keys\n", link.Name, tb.w.Name, name, r+1, runs, seed+uint64(r), len(tb.w.Keys))
+			run, note, err := tb.typeOver(ctx, starts[i], link, seed+uint64(r))
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
+			}
+			results[i].Runs = append(results[i].Runs, run)
+			results[i].Note = note
 		}
-		fmt.Fprintf(tb.progress, "%s/%s/%s: typing %d keys\n", link.Name, tb.w.Name, name, len(tb.w.Keys))
-		r, err := typeOver(ctx, start, tb.spec, link, seed+uint64(i)*1000, &tb.w, tb.refs, tb.progress)
-		if err != nil {
-			return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
-		}
-		r.Transport, r.Workload, r.Link = name, tb.w.Name, link.Name
-		results = append(results, r)
 	}
 	return results, nil
 }

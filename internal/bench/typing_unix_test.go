@@ -40,18 +40,22 @@ func TestOpenSSHQuick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results, err := tb.run(ctx, link, []string{TransportOpenSSH}, 1)
+		results, err := tb.run(ctx, link, []string{TransportOpenSSH}, 1, 1)
 		if err != nil {
 			t.Fatalf("%s: %v\nprogress:\n%s", name, err, progress.String())
 		}
-		r := results[0]
-		s := r.Stats
-		t.Logf("%s/openssh: %v, %.0f bytes/key; %s", name, s, r.BytesPerKey(), r.Note)
-		if r.Skipped != "" || s.Keys != QuickKeys || s.NeverShown != 0 || r.Mismatch != "" {
-			t.Errorf("%s: %d keys, %d never shown, skipped %q, mismatch %q", name, s.Keys, s.NeverShown, r.Skipped, r.Mismatch)
+		res := results[0]
+		if res.Skipped != "" || len(res.Runs) != 1 {
+			t.Fatalf("%s: skipped %q, %d runs", name, res.Skipped, len(res.Runs))
 		}
-		if r.Wire <= 0 || !strings.Contains(r.Note, "OpenSSH") {
-			t.Errorf("%s: %d bytes on the link, note %q", name, r.Wire, r.Note)
+		r := res.Runs[0]
+		s := r.Stats
+		t.Logf("%s/openssh: %v, %.0f bytes/key; %s", name, s, r.BytesPerKey(), res.Note)
+		if s.Keys != QuickKeys || s.NeverShown != 0 || r.Mismatch != "" {
+			t.Errorf("%s: %d keys, %d never shown, mismatch %q", name, s.Keys, s.NeverShown, r.Mismatch)
+		}
+		if r.Wire <= 0 || !strings.Contains(res.Note, "OpenSSH") {
+			t.Errorf("%s: %d bytes on the link, note %q", name, r.Wire, res.Note)
 		}
 		if rtt := link.Up.Delay + link.Down.Delay; name == "evdo" && s.Median < rtt {
 			t.Errorf("evdo: median %v below the round trip %v", s.Median, rtt)
