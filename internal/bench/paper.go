@@ -67,7 +67,7 @@ var experiments = []experiment{
 	{name: "EV-DO (paper, Figure 2)", link: "evdo", with: []string{TransportSSH, TransportGosh, TransportMosh}, quick: true,
 		published: "SSH median 503 ms; Mosh median < 5 ms, 70 % of keystrokes shown within 5 ms, 0.9 % shown wrongly"},
 	{name: "50 % round-trip loss (paper)", link: "loss50",
-		with:      []string{TransportSSH, TransportGoshNoPredict, TransportMoshNoPredict, TransportGosh, TransportMosh}, quick: true,
+		with: []string{TransportSSH, TransportGoshNoPredict, TransportMoshNoPredict, TransportGosh, TransportMosh}, quick: true,
 		published: "SSH median 416 ms, mean 16.8 s; Mosh without prediction median 222 ms, mean 329 ms"},
 	{name: "CS244 3G", link: "cs244-3g", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
