@@ -169,9 +169,9 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 	if len(w.Keys) == 0 {
 		return nil, "", errors.New("bench: the workload has no keystrokes")
 	}
-	if w.Program != "" {
-		if _, err := exec.LookPath(w.Program); err != nil {
-			why := w.Program + " is not installed"
+	for _, p := range w.Programs() {
+		if _, err := exec.LookPath(p); err != nil {
+			why := p + " is not installed"
 			fmt.Fprintf(progress, "%s: skipped: %s\n", w.Name, why)
 			return nil, why, nil
 		}

@@ -61,6 +61,7 @@
 //	  "description": "a few searches",     optional
 //	  "shell": "sh",                       optional: "sh" (the default) or "cmd"
 //	  "program": "grep",                   optional: an executable the workload needs
+//	  "requires": ["less"],                optional: more executables it needs
 //	  "files": {"a.txt": "alpha\n"},       optional: relative name -> content
 //	  "ready": "$",                        optional: text on the screen when the first key may be typed
 //	  "keys": [                            required, at least one
