@@ -229,24 +229,41 @@ func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []stri
 		}
 		starts[i] = start
 	}
-	for r := range runs {
-		for i, name := range with {
-			if starts[i] == nil {
-				continue
-			}
-			if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(tb.progress, "%s/%s/%s: run %d of %d (seed %d): typing %d keys\n", link.Name, tb.w.Name, name, r+1, runs, seed+uint64(r), len(tb.w.Keys))
-			run, note, err := tb.typeOver(ctx, starts[i], link, seed+uint64(r))
-			if err != nil {
-				return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
-			}
-			results[i].Runs = append(results[i].Runs, run)
-			results[i].Note = note
+	for _, turn := range schedule(len(with), seed, runs) {
+		i, name := turn.transport, with[turn.transport]
+		if starts[i] == nil {
+			continue
 		}
+		if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(tb.progress, "%s/%s/%s: run %d of %d (seed %d): typing %d keys\n", link.Name, tb.w.Name, name, turn.run+1, runs, turn.seed, len(tb.w.Keys))
+		run, note, err := tb.typeOver(ctx, starts[i], link, turn.seed)
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
+		}
+		results[i].Runs = append(results[i].Runs, run)
+		results[i].Note = note
 	}
 	return results, nil
+}
+
+// turn is one run of one transport.
+type turn struct {
+	transport, run int
+	seed           uint64
+}
+
+// schedule is the order of the runs of n transports: run r of every
+// transport, with seed+r for all of them, then run r+1.
+func schedule(n int, seed uint64, runs int) []turn {
+	var out []turn
+	for r := range runs {
+		for i := range n {
+			out = append(out, turn{transport: i, run: r, seed: seed + uint64(r)})
+		}
+	}
+	return out
 }
 
 // resetDir empties dir and creates the workload's files in it.
