@@ -191,12 +191,12 @@ func trapsScript() script {
 				"bind 'set keyseq-timeout 20'\n" +
 				"bind 'set vi-ins-mode-string (ins)'\n" +
 				"bind 'set vi-cmd-mode-string (cmd)'\n",
-			"report-2024.txt":        "q1 up, q2 flat, q3 down, q4 up\n",
-			"notes-alpha.txt":        "alpha\n",
-			"notes-beta.txt":         "beta beta\n",
-			"story.txt":              story(),
-			"vimrc":                  "set nocompatible\nset noswapfile\nset t_ti= t_te=\nset ttimeout ttimeoutlen=100\n",
-			"poem.txt":               "the echo comes back late\nbut the guess was right\n",
+			"report-2024.txt": "q1 up, q2 flat, q3 down, q4 up\n",
+			"notes-alpha.txt": "alpha\n",
+			"notes-beta.txt":  "beta beta\n",
+			"story.txt":       story(),
+			"vimrc":           "set nocompatible\nset noswapfile\nset t_ti= t_te=\nset ttimeout ttimeoutlen=100\n",
+			"poem.txt":        "the echo comes back late\nbut the guess was right\n",
 		},
 		seed: 6,
 		bursts: [][]string{
