@@ -494,6 +494,7 @@ func TestBenchTypingBadArgs(t *testing.T) {
 		{"missing trace", []string{"--trace", "/nonexistent/trace"}, "neither a built-in trace"},
 		{"missing workload", []string{"--workload", "/nonexistent/keys.json"}, "neither a built-in workload"},
 		{"unknown transport", []string{"--with", "telnet"}, "unknown transport"},
+		{"no runs", []string{"--runs", "0"}, "--runs must be 1 to 1000"},
 		{"stray argument", []string{"now"}, "unknown command or argument"},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -11,8 +12,7 @@ import (
 
 // Session is one typing session to measure with [Session.Measure]: the
 // keystrokes, the reference, and every state the client's screen went
-// through, with, when they were recorded, the states the server's program
-// drew.
+// through, with, when it was recorded, what the server's program wrote.
 type Session struct {
 	// At are the times the keystrokes were typed, in order, and Refs the
 	// reference screens after each (as long as At).
@@ -23,11 +23,12 @@ type Session struct {
 	Initial *vt.Framebuffer
 	// Screen are the client's screen states, in time order.
 	Screen []Snapshot
-	// Server are the screen states the program on the server drew, in
-	// time order, as a terminal fed its output would show them (nil if
-	// they were not recorded). A client can show only these, or a
+	// Server is what the program on the server wrote to its terminal, in
+	// time order, from its start (nil if it was not recorded). Replayed
+	// into a terminal of the references' size, it gives every state the
+	// server's screen went through: a client can show only those, or a
 	// prediction.
-	Server []Snapshot
+	Server []Output
 	// Up and Down are the least time a packet takes to cross the link
 	// each way (the propagation delay).
 	Up, Down time.Duration
@@ -35,6 +36,17 @@ type Session struct {
 	// wrongly, with the screen and its reference.
 	Logf func(format string, args ...any)
 }
+
+// Output is a piece of what a program wrote to its terminal, and when it
+// was read.
+type Output struct {
+	At   time.Time
+	Data []byte
+}
+
+// maxLines bounds the cursor lines a replay records (about 200 bytes
+// each): past it, a session's output is judged by whole screens only.
+const maxLines = 1 << 20
 
 // Measure matches the client's screen states against the references (for
 // the latency, as [Measure] does) and against what the server's program
@@ -47,18 +59,18 @@ type Session struct {
 //   - The state shows a prediction (Result.Predicted[i]) when it has an
 //     underlined character, or a cell's text or the visible cursor as the
 //     server had not drawn it from the window's start until now. Without
-//     Server, a keystroke shown sooner than the round trip (Up plus Down)
-//     counts instead.
-//   - It is wrong (Result.Wrong[i]) when the visible cursor, or a cell's
-//     text, is neither as the reference of a key in flight (or of the
-//     last key shown) has it nor as the server drew it during the window;
-//     an underlined character, which is a prediction, must be the
-//     reference's.
+//     Server, a keystroke that changed the cursor's line and was shown
+//     sooner than the round trip (Up plus Down) counts instead.
+//   - It is wrong (Result.Wrong[i]) when the visible cursor with the text
+//     of its row, or another cell's text, is neither as the reference of
+//     a key in flight (or of the last key shown) has it nor as the server
+//     drew it during the window; an underlined character, which is a
+//     prediction, must be the reference's.
 //
 // So a wrong blank, a wrong cursor and a wrong prediction drawn plain
 // count alike, and an intermediate state of the server's screen (output
-// half drawn) does not count. Measure panics if At and Refs differ in
-// length.
+// half drawn, in whatever pieces the transport read it) does not.
+// Measure panics if At and Refs differ in length.
 func (s *Session) Measure() Result {
 	if len(s.At) != len(s.Refs) {
 		panic("keylat: Session with a different number of keystrokes and references")
@@ -68,7 +80,12 @@ func (s *Session) Measure() Result {
 	for i := range r.Latency {
 		r.Latency[i] = -1
 	}
-	j := judge{seed: maphash.MakeSeed(), rowHash: map[*vt.Row]uint64{}}
+	j := judge{seed: maphash.MakeSeed(), rows: map[*vt.Row]rowID{}}
+	var srv server
+	if s.Server != nil && n > 0 {
+		w, h := s.Refs[0].Size()
+		srv = replay(s.Server, w, h, &j)
+	}
 	last, first := -1, 0 // the latest keystroke typed; the first not yet shown
 	for k, snap := range s.Screen {
 		for last+1 < n && !s.At[last+1].After(snap.At) {
@@ -96,11 +113,11 @@ func (s *Session) Measure() Result {
 		if _, _, found := WrongCell(snap.FB, nil); found {
 			r.Predicted[last] = true
 		} else if s.Server != nil {
-			if _, _, ok := j.matches(snap.FB, s.serverBetween(from, snap.At), nil); !ok {
+			if _, _, ok := j.matches(snap.FB, srv.between(from, snap.At), nil); !ok {
 				r.Predicted[last] = true
 			}
 		}
-		if x, y, ok := j.matches(snap.FB, s.serverBetween(from, until), refs); !ok {
+		if x, y, ok := j.matches(snap.FB, srv.between(from, until), refs); !ok {
 			r.markWrong(last, x, y, snap.FB, s.Refs[last], s.Logf)
 		}
 	}
@@ -133,43 +150,143 @@ func (r *Result) markWrong(i, x, y int, fb, ref *vt.Framebuffer, logf func(strin
 	r.Wrong[i] = true
 }
 
-// serverBetween returns the server's states from the one on screen at
-// from to the last one drawn by until.
-func (s *Session) serverBetween(from, until time.Time) []Snapshot {
-	lo := max(sort.Search(len(s.Server), func(i int) bool { return s.Server[i].At.After(from) })-1, 0)
-	hi := sort.Search(len(s.Server), func(i int) bool { return s.Server[i].At.After(until) })
-	if hi <= lo {
-		return nil
-	}
-	return s.Server[lo:hi]
+// server is what the server's screen went through: whole screens, at
+// every line feed, carriage return, backspace and escape sequence of the
+// program's output (a transport that reads the output in other pieces
+// can show a state in between only by drawing part of a run of text), and
+// the cursor with the text of its row after every byte (which covers
+// those).
+type server struct {
+	states []Snapshot
+	lines  []line
 }
 
-// judge compares screens cell by cell, caching a hash of each row it has
-// seen (rows of framebuffer clones never change).
+// line is the cursor's place and the text of its row.
+type line struct {
+	at   time.Time
+	x, y int
+	row  rowID
+}
+
+// window is the part of a server's record from the state on screen at
+// one time to the last drawn by another.
+type window struct {
+	states []Snapshot
+	lines  []line
+}
+
+// between returns the states and lines from the ones on screen at from to
+// the last drawn by until.
+func (s *server) between(from, until time.Time) window {
+	lo := max(sort.Search(len(s.states), func(i int) bool { return s.states[i].At.After(from) })-1, 0)
+	hi := sort.Search(len(s.states), func(i int) bool { return s.states[i].At.After(until) })
+	llo := max(sort.Search(len(s.lines), func(i int) bool { return s.lines[i].at.After(from) })-1, 0)
+	lhi := sort.Search(len(s.lines), func(i int) bool { return s.lines[i].at.After(until) })
+	var w window
+	if hi > lo {
+		w.states = s.states[lo:hi]
+	}
+	if lhi > llo {
+		w.lines = s.lines[llo:lhi]
+	}
+	return w
+}
+
+// replay feeds out into a cols×rows terminal, recording what the server's
+// screen went through.
+func replay(out []Output, cols, rows int, j *judge) server {
+	emu := vt.NewEmulator(cols, rows)
+	var s server
+	record := func(at time.Time) {
+		s.states = append(s.states, Snapshot{At: at, FB: emu.Framebuffer().Clone()})
+	}
+	record(time.Time{})
+	for _, o := range out {
+		for i := range o.Data {
+			b := o.Data[i]
+			if b == 0x1b {
+				record(o.At)
+			}
+			emu.Feed(o.Data[i:i+1], nil)
+			if b == '\n' || b == '\r' || b == '\b' {
+				record(o.At)
+			}
+			if len(s.lines) < maxLines {
+				fb := emu.Framebuffer()
+				x, y := fb.Cursor()
+				l := line{at: o.At, x: x, y: y, row: j.idOf(fb.Row(y))}
+				if n := len(s.lines); n == 0 || s.lines[n-1].x != x || s.lines[n-1].y != y || s.lines[n-1].row != l.row {
+					s.lines = append(s.lines, l)
+				}
+			}
+		}
+		record(o.At)
+	}
+	return s
+}
+
+// judge compares screens cell by cell. It knows every row it has seen by
+// its text (rows of framebuffer clones never change; the live row a
+// replay reads is identified afresh each time).
 type judge struct {
-	seed    maphash.Seed
-	rowHash map[*vt.Row]uint64
+	seed maphash.Seed
+	rows map[*vt.Row]rowID
+}
+
+// rowID identifies a row's text: its hash, and the text itself.
+type rowID struct {
+	hash uint64
+	text string
+}
+
+// id returns the identity of a clone's row.
+func (j *judge) id(row *vt.Row) rowID {
+	if id, ok := j.rows[row]; ok {
+		return id
+	}
+	id := j.idOf(row)
+	j.rows[row] = id
+	return id
+}
+
+// idOf computes the identity of a row's text.
+func (j *judge) idOf(row *vt.Row) rowID {
+	var b strings.Builder
+	var buf []byte
+	for _, c := range row.Cells() {
+		buf = appendShown(buf[:0], c)
+		b.Write(buf)
+		b.WriteByte(0)
+	}
+	text := b.String()
+	return rowID{hash: maphash.String(j.seed, text), text: text}
 }
 
 // matches reports whether fb's visible cursor, with the row it is on, is
-// as a screen of server or refs has them, and every other cell of fb shows
-// the text that one of them shows there. Underlined characters are
-// predictions: a row holding one must be as one of refs has it. If fb does
-// not match, it returns the first place that does not.
-func (j *judge) matches(fb *vt.Framebuffer, server []Snapshot, refs []*vt.Framebuffer) (x, y int, ok bool) {
-	cands := make([]*vt.Framebuffer, 0, len(server)+len(refs))
-	for _, s := range server {
+// as a screen of the server's window or of refs has them (or as the
+// server's cursor line was after a byte of its output), and every other
+// cell of fb shows the text that one of them shows there. Underlined
+// characters are predictions: a row holding one must be as one of refs
+// has it. If fb does not match, it returns the first place that does
+// not.
+func (j *judge) matches(fb *vt.Framebuffer, srv window, refs []*vt.Framebuffer) (x, y int, ok bool) {
+	cands := make([]*vt.Framebuffer, 0, len(srv.states)+len(refs))
+	for _, s := range srv.states {
 		cands = append(cands, s.FB)
 	}
 	cands = append(cands, refs...)
 	w, h := fb.Size()
 	cx, cy := fb.Cursor()
 	if fb.CursorVisible() {
-		among := cands
-		if underlined(fb.Row(cy)) {
-			among = refs
+		sameLine := slices.ContainsFunc(refs, func(c *vt.Framebuffer) bool { return j.sameLine(fb, c) })
+		if !sameLine && !underlined(fb.Row(cy)) {
+			sameLine = slices.ContainsFunc(cands, func(c *vt.Framebuffer) bool { return j.sameLine(fb, c) })
+			if !sameLine {
+				id := j.id(fb.Row(cy))
+				sameLine = slices.ContainsFunc(srv.lines, func(l line) bool { return l.x == cx && l.y == cy && l.row == id })
+			}
 		}
-		if !slices.ContainsFunc(among, func(c *vt.Framebuffer) bool { return j.sameLine(fb, c) }) {
+		if !sameLine {
 			return cx, cy, false
 		}
 	}
@@ -178,8 +295,8 @@ func (j *judge) matches(fb *vt.Framebuffer, server []Snapshot, refs []*vt.Frameb
 			continue
 		}
 		row := fb.Row(y)
-		hash := j.hash(row)
-		sameRow := func(c *vt.Framebuffer) bool { return inside(c, 0, y) && j.hash(c.Row(y)) == hash }
+		id := j.id(row)
+		sameRow := func(c *vt.Framebuffer) bool { return inside(c, 0, y) && j.id(c.Row(y)).hash == id.hash }
 		if slices.ContainsFunc(refs, sameRow) || !underlined(row) && slices.ContainsFunc(cands, sameRow) {
 			continue
 		}
@@ -203,7 +320,7 @@ func (j *judge) matches(fb *vt.Framebuffer, server []Snapshot, refs []*vt.Frameb
 func (j *judge) sameLine(a, b *vt.Framebuffer) bool {
 	ax, ay := a.Cursor()
 	bx, by := b.Cursor()
-	return ax == bx && ay == by && inside(b, 0, by) && j.hash(a.Row(ay)) == j.hash(b.Row(by))
+	return ax == bx && ay == by && inside(b, 0, by) && j.id(a.Row(ay)).hash == j.id(b.Row(by)).hash
 }
 
 // predicted reports whether c is drawn as a prediction: an underlined
@@ -212,24 +329,6 @@ func predicted(c vt.Cell) bool { return c.Rend.Attrs.Underline() != vt.Underline
 
 // underlined reports whether row has a predicted cell.
 func underlined(row *vt.Row) bool { return slices.ContainsFunc(row.Cells(), predicted) }
-
-// hash returns a hash of the text row shows, cell by cell.
-func (j *judge) hash(row *vt.Row) uint64 {
-	if h, ok := j.rowHash[row]; ok {
-		return h
-	}
-	var m maphash.Hash
-	m.SetSeed(j.seed)
-	var buf []byte
-	for _, c := range row.Cells() {
-		buf = appendShown(buf[:0], c)
-		m.Write(buf)
-		m.WriteByte(0)
-	}
-	h := m.Sum64()
-	j.rowHash[row] = h
-	return h
-}
 
 // appendShown appends what cell c shows: its text, a space for a blank.
 func appendShown(dst []byte, c vt.Cell) []byte {

@@ -14,16 +14,19 @@ import (
 // cursor after it.
 func pw(after string) *vt.Framebuffer { return screen(20, 3, "Password: "+after) }
 
+// out is output the server's program wrote at n milliseconds.
+func out(n float64, data string) Output { return Output{At: ms(n), Data: []byte(data)} }
+
 // TestSessionMeasure: the full check sees what the underline check
 // cannot. Two keystrokes are typed at 0 and 100 ms into a password prompt
 // that echoes nothing, unless the case says otherwise; the server drew
 // the prompt before they were typed.
 func TestSessionMeasure(t *testing.T) {
-	prompt := []Snapshot{{ms(-50), pw("")}}
+	prompt := []Output{out(-50, "Password: ")}
 	for _, tc := range []struct {
 		name      string
 		refs      []*vt.Framebuffer
-		server    []Snapshot
+		server    []Output
 		screen    []Snapshot
 		wrong     []bool
 		predicted []bool
@@ -47,7 +50,7 @@ func TestSessionMeasure(t *testing.T) {
 		{
 			name:      "a wrong blank",
 			refs:      []*vt.Framebuffer{pw("x"), pw("xy")},
-			server:    []Snapshot{{ms(-50), pw("")}, {ms(60), pw("x")}, {ms(160), pw("xy")}},
+			server:    []Output{out(-50, "Password: "), out(60, "x"), out(160, "y")},
 			screen:    []Snapshot{{ms(1), pw("x")}, {ms(101), pw("x\x1b[C")}, {ms(170), pw("xy")}}, // the y predicted as a blank
 			wrong:     []bool{false, true},
 			predicted: []bool{true, true},
@@ -57,7 +60,7 @@ func TestSessionMeasure(t *testing.T) {
 			// x, then backspace, then y: the x shown again, underlined,
 			// after the backspace showed.
 			refs:      []*vt.Framebuffer{pw("x"), pw(""), pw("y")},
-			server:    []Snapshot{{ms(-50), pw("")}, {ms(60), pw("x")}, {ms(160), pw("")}, {ms(260), pw("y")}},
+			server:    []Output{out(-50, "Password: "), out(60, "x"), out(160, "\b \b"), out(260, "y")},
 			screen:    []Snapshot{{ms(1), pw("x")}, {ms(101), pw("")}, {ms(201), pw(ul + "x" + plain)}, {ms(270), pw("y")}},
 			wrong:     []bool{false, false, true},
 			predicted: []bool{true, true, true},
@@ -65,7 +68,7 @@ func TestSessionMeasure(t *testing.T) {
 		{
 			name:      "a right prediction drawn plain",
 			refs:      []*vt.Framebuffer{pw("a"), pw("ab")},
-			server:    []Snapshot{{ms(-50), pw("")}, {ms(60), pw("a")}, {ms(160), pw("ab")}},
+			server:    []Output{out(-50, "Password: "), out(60, "a"), out(160, "b")},
 			screen:    []Snapshot{{ms(1), pw("a")}, {ms(101), pw("ab")}},
 			wrong:     []bool{false, false},
 			predicted: []bool{true, true},
@@ -73,8 +76,7 @@ func TestSessionMeasure(t *testing.T) {
 		{
 			name: "the server's screen half drawn is not wrong",
 			refs: []*vt.Framebuffer{pw("a"), screen(20, 3, "Password: a\r\nok\r\ndone")},
-			server: []Snapshot{{ms(-50), pw("")}, {ms(60), pw("a")},
-				{ms(160), screen(20, 3, "Password: a\r\no")}, {ms(161), screen(20, 3, "Password: a\r\nok\r\ndone")}},
+			server: []Output{out(-50, "Password: "), out(60, "a"), out(160, "\r\no"), out(161, "k\r\ndone")},
 			screen: []Snapshot{{ms(70), pw("a")}, {ms(170), screen(20, 3, "Password: a\r\no")},
 				{ms(200), screen(20, 3, "Password: a\r\nok\r\ndone")}},
 			wrong:     []bool{false, false},
@@ -100,13 +102,30 @@ func TestSessionMeasure(t *testing.T) {
 	}
 }
 
+// TestSessionMeasureServerPieces: a transport may read the server's
+// output in other pieces than the record has them, and show a state in
+// between: half a line of output, the cursor after it. That is not wrong.
+func TestSessionMeasureServerPieces(t *testing.T) {
+	s := Session{
+		At:   []time.Time{ms(0)},
+		Refs: []*vt.Framebuffer{screen(20, 3, "$ seq 3\r\n1\r\n2\r\n3\r\n$ ")},
+		Server: []Output{out(-50, "$ seq 3"), out(60, "\r\n1\r\n2\r\n3\r\n$ ")},
+		Screen: []Snapshot{{ms(70), screen(20, 3, "$ seq 3\r\n1\r\n2")}, {ms(80), screen(20, 3, "$ seq 3\r\n1\r\n2\r")},
+			{ms(90), screen(20, 3, "$ seq 3\r\n1\r\n2\r\n3\r\n$ ")}},
+		Up: 50 * time.Millisecond, Down: 50 * time.Millisecond,
+	}
+	if r := s.Measure(); r.Wrong[0] || r.Predicted[0] {
+		t.Errorf("Wrong = %v, Predicted = %v for states of the server's screen read in other pieces", r.Wrong, r.Predicted)
+	}
+}
+
 // TestSessionMeasureNoPrediction: a client that only ever shows what the
 // server drew has no wrong figure ("n/a").
 func TestSessionMeasureNoPrediction(t *testing.T) {
 	s := Session{
 		At:     []time.Time{ms(0), ms(100)},
 		Refs:   []*vt.Framebuffer{prompt("a"), prompt("ab")},
-		Server: []Snapshot{{ms(-50), prompt("")}, {ms(60), prompt("a")}, {ms(160), prompt("ab")}},
+		Server: []Output{out(-50, "$ "), out(60, "a"), out(160, "b")},
 		Screen: []Snapshot{{ms(110), prompt("a")}, {ms(210), prompt("ab")}},
 		Up:     50 * time.Millisecond, Down: 50 * time.Millisecond,
 	}
