@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/bench/keylat"
-	"github.com/gosh-term/gosh/internal/vt"
 )
 
 // The tap records what the server side's program draws, so that the
@@ -66,18 +64,13 @@ func appendTapRecord(dst []byte, t time.Time, output []byte) []byte {
 	return append(dst, output...)
 }
 
-// readTapLog replays a tap's log into a cols×rows terminal and returns the
-// states its screen went through: after each line feed and at the end of
-// each piece of output, so that a transport's server, which may read the
-// output in other pieces, drew no state whose scrolled rows are missing.
-// A log cut short in a record (the tap was killed while writing) ends
-// there.
-func readTapLog(r io.Reader, cols, rows int) ([]keylat.Snapshot, error) {
+// readTapLog reads a tap's log: what the program wrote, piece by piece,
+// with the time each was read. A log cut short in a record (the tap was
+// killed while writing) ends there.
+func readTapLog(r io.Reader) ([]keylat.Output, error) {
 	br := bufio.NewReader(r)
-	emu := vt.NewEmulator(cols, rows)
-	var out []keylat.Snapshot
+	var out []keylat.Output
 	var head [tapRecordHeader]byte
-	var buf []byte
 	for {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -90,31 +83,20 @@ func readTapLog(r io.Reader, cols, rows int) ([]keylat.Snapshot, error) {
 		if n > maxTapRecord {
 			return out, fmt.Errorf("bench: tap log record of %d bytes", n)
 		}
-		if cap(buf) < int(n) {
-			buf = make([]byte, n)
-		}
-		data := buf[:n]
+		data := make([]byte, n)
 		if _, err := io.ReadFull(br, data); err != nil {
 			return out, nil
 		}
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n') + 1
-			if i == 0 {
-				i = len(data)
-			}
-			emu.Feed(data[:i], nil)
-			data = data[i:]
-			out = append(out, keylat.Snapshot{At: at, FB: emu.Framebuffer().Clone()})
-		}
+		out = append(out, keylat.Output{At: at, Data: data})
 	}
 }
 
 // readTapFile is readTapLog of a file.
-func readTapFile(name string, cols, rows int) ([]keylat.Snapshot, error) {
+func readTapFile(name string) ([]keylat.Output, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readTapLog(f, cols, rows)
+	return readTapLog(f)
 }

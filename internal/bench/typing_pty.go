@@ -144,7 +144,7 @@ func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.
 	session := keylat.Session{At: at, Refs: refs, Initial: initial, Screen: m.snapshots(at[0]),
 		Up: link.Up.Delay, Down: link.Down.Delay}
 	if tapLog != "" {
-		if session.Server, err = readTapFile(tapLog, spec.Cols, spec.Rows); err != nil {
+		if session.Server, err = readTapFile(tapLog); err != nil {
 			return TypingRun{}, "", fmt.Errorf("reading the server's screens: %w", err)
 		}
 	}
