@@ -155,7 +155,7 @@ func shellScript() script {
 // scrolls by): long enough that the command, short, has finished on the
 // server, so that the keys reach the shell, not the terminal's echo in
 // the middle of the output, and the reference holds on every link.
-const TypeAheadGap = 150 * time.Millisecond
+const TypeAheadGap = 300 * time.Millisecond
 
 // trapsScript is typing that a prediction engine can get wrong: keys that
 // are not echoed, or not where the cursor is, or that change what the
