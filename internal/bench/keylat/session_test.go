@@ -74,8 +74,8 @@ func TestSessionMeasure(t *testing.T) {
 			predicted: []bool{true, true},
 		},
 		{
-			name: "the server's screen half drawn is not wrong",
-			refs: []*vt.Framebuffer{pw("a"), screen(20, 3, "Password: a\r\nok\r\ndone")},
+			name:   "the server's screen half drawn is not wrong",
+			refs:   []*vt.Framebuffer{pw("a"), screen(20, 3, "Password: a\r\nok\r\ndone")},
 			server: []Output{out(-50, "Password: "), out(60, "a"), out(160, "\r\no"), out(161, "k\r\ndone")},
 			screen: []Snapshot{{ms(70), pw("a")}, {ms(170), screen(20, 3, "Password: a\r\no")},
 				{ms(200), screen(20, 3, "Password: a\r\nok\r\ndone")}},
@@ -107,8 +107,8 @@ func TestSessionMeasure(t *testing.T) {
 // between: half a line of output, the cursor after it. That is not wrong.
 func TestSessionMeasureServerPieces(t *testing.T) {
 	s := Session{
-		At:   []time.Time{ms(0)},
-		Refs: []*vt.Framebuffer{screen(20, 3, "$ seq 3\r\n1\r\n2\r\n3\r\n$ ")},
+		At:     []time.Time{ms(0)},
+		Refs:   []*vt.Framebuffer{screen(20, 3, "$ seq 3\r\n1\r\n2\r\n3\r\n$ ")},
 		Server: []Output{out(-50, "$ seq 3"), out(60, "\r\n1\r\n2\r\n3\r\n$ ")},
 		Screen: []Snapshot{{ms(70), screen(20, 3, "$ seq 3\r\n1\r\n2")}, {ms(80), screen(20, 3, "$ seq 3\r\n1\r\n2\r")},
 			{ms(90), screen(20, 3, "$ seq 3\r\n1\r\n2\r\n3\r\n$ ")}},
