@@ -73,7 +73,14 @@ func writeResults(w io.Writer, title string, results []TypingResult) error {
 		return err
 	}
 	var control []string
+	silent := false
 	for _, r := range results {
+		if len(r.Runs) > 0 && r.Runs[0].Stats.Silent > 0 && !silent {
+			silent = true
+			fmt.Fprintf(w, "  %d of the %d keystrokes change nothing on the screen (a password's characters, a Tab that rings the bell): "+
+				"they have no response time, and are left out of the times, ≤5ms and never, not out of wrong\n",
+				r.Runs[0].Stats.Silent, r.Runs[0].Stats.Keys)
+		}
 		switch {
 		case r.Skipped != "":
 			fmt.Fprintf(w, "  %s: skipped: %s\n", r.Transport, r.Skipped)
@@ -127,7 +134,11 @@ func rowsOf(results []TypingResult) []report.Row {
 			instant, wrong, bpk = append(instant, s.Instant), append(wrong, s.Wrong), append(bpk, run.BytesPerKey())
 			never = append(never, s.NeverShown)
 			shown = shown || !s.NoPrediction
-			row.Latencies = append(row.Latencies, run.Result.Latency...)
+			for i, d := range run.Result.Latency {
+				if run.Result.Silent == nil || !run.Result.Silent[i] {
+					row.Latencies = append(row.Latencies, d)
+				}
+			}
 		}
 		row.WrongNA = !r.Predicts || !shown
 		row.Median, row.Mean, row.P95, row.P99 = middle(med), middle(mean), middle(p95), middle(p99)

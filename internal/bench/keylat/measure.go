@@ -37,6 +37,12 @@ type Result struct {
 	// prediction, right or wrong ([Session.Measure]); nil from
 	// [Measure], which does not tell.
 	Predicted []bool
+	// Silent marks the keystrokes whose reference shows nothing new (a
+	// password's characters, a Tab that only rings the bell): they have
+	// no response time, and [Result.Stats] leaves them out of the times
+	// (their Latency stays -1). Nil from [Measure], which times every
+	// keystroke.
+	Silent []bool
 }
 
 // Measure matches the screen states a session went through (snaps, in

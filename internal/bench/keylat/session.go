@@ -76,11 +76,18 @@ func (s *Session) Measure() Result {
 		panic("keylat: Session with a different number of keystrokes and references")
 	}
 	n := len(s.At)
-	r := Result{Keys: n, Latency: make([]time.Duration, n), Wrong: make([]bool, n), Predicted: make([]bool, n)}
+	r := Result{Keys: n, Latency: make([]time.Duration, n), Wrong: make([]bool, n), Predicted: make([]bool, n), Silent: make([]bool, n)}
 	for i := range r.Latency {
 		r.Latency[i] = -1
 	}
 	j := judge{seed: maphash.MakeSeed(), rows: map[*vt.Row]rowID{}}
+	for i := range n {
+		before := s.Initial
+		if i > 0 {
+			before = s.Refs[i-1]
+		}
+		r.Silent[i] = before != nil && j.sameScreen(before, s.Refs[i])
+	}
 	var srv server
 	if s.Server != nil && n > 0 {
 		w, h := s.Refs[0].Size()
@@ -313,6 +320,21 @@ func (j *judge) matches(fb *vt.Framebuffer, srv window, refs []*vt.Framebuffer) 
 		}
 	}
 	return 0, 0, true
+}
+
+// sameScreen reports whether a and b show the same text and cursor.
+func (j *judge) sameScreen(a, b *vt.Framebuffer) bool {
+	ax, ay := a.Cursor()
+	bx, by := b.Cursor()
+	if ax != bx || ay != by || a.CursorVisible() != b.CursorVisible() || a.Height() != b.Height() {
+		return false
+	}
+	for y := range a.Height() {
+		if j.id(a.Row(y)).hash != j.id(b.Row(y)).hash {
+			return false
+		}
+	}
+	return true
 }
 
 // sameLine reports whether a and b have the cursor at the same place and

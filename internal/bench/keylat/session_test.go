@@ -167,3 +167,29 @@ func TestSessionMeasurePanicsOnMismatch(t *testing.T) {
 	s := Session{At: []time.Time{ms(0), ms(1)}, Refs: []*vt.Framebuffer{prompt("")}}
 	s.Measure()
 }
+
+// TestSessionMeasureSilent: a keystroke that changes nothing on the
+// screen (a password's character) has no response time: the figures
+// leave it out instead of counting it never shown, and still count it in
+// Keys and Wrong.
+func TestSessionMeasureSilent(t *testing.T) {
+	s := Session{
+		At:      []time.Time{ms(0), ms(100), ms(200)},
+		Refs:    []*vt.Framebuffer{pw(""), pw(""), screen(20, 3, "Password: \r\nok")},
+		Initial: pw(""),
+		Server:  []Output{out(-50, "Password: "), out(260, "\r\nok")},
+		Screen:  []Snapshot{{ms(-40), pw("")}, {ms(101), pw("s")}, {ms(150), pw("")}, {ms(300), screen(20, 3, "Password: \r\nok")}},
+		Up:      50 * time.Millisecond, Down: 50 * time.Millisecond,
+	}
+	r := s.Measure()
+	if !slices.Equal(r.Silent, []bool{true, true, false}) {
+		t.Fatalf("Silent = %v, want the two characters of the password", r.Silent)
+	}
+	st := r.Stats()
+	if st.Keys != 3 || st.Silent != 2 || st.NeverShown != 0 || st.Median != 100*time.Millisecond || st.Wrong != 1.0/3 {
+		t.Errorf("Stats = %+v, want 3 keys, 2 silent, none never shown, the Enter's 100 ms, the s shown wrongly", st)
+	}
+	if !strings.Contains(st.String(), "(2 with nothing to show)") {
+		t.Errorf("String() = %q, want the silent keys", st.String())
+	}
+}
