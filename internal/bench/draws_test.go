@@ -33,7 +33,8 @@ const drawsPackets = 200
 // openssh: lossLater's pipes, in gVisor) and the UDP relay (gosh and
 // mosh) lose the same packets, both ways: every transport crosses the
 // same loss and jitter draws. (The ssh links once drew the down direction
-// from seed+1, the relay from a value derived from the seed.)
+// from seed+1, the relay from a value derived from the seed.) It sets up
+// both carriers and sends through each, both ways; hence its length.
 func TestCarriersSameDraws(t *testing.T) {
 	link := linkem.Custom(2*time.Millisecond, 3*time.Millisecond, 0.3, 0, 0)
 	const seed = 7

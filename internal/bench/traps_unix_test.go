@@ -39,7 +39,7 @@ func shows(fb *vt.Framebuffer, text string) bool { return strings.Contains(rowsT
 // TestTrapsWorkload records the traps workload's reference (typed into
 // bash, one key at a time, no network) and checks that each trap springs:
 // what a prediction engine would echo at the cursor is not what the
-// screen shows.
+// screen shows. Its length is the table of traps.
 func TestTrapsWorkload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("types 280 keys into bash, vim and less")

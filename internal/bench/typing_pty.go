@@ -93,7 +93,8 @@ func awaitReader(canonical func() (bool, error), limit time.Duration) bool {
 // starts the transport (the server's program under the tap, when there is
 // one), waits for the first screen, types each key after its gap, waits
 // for the screen to show the last key, and measures. It returns the run
-// and the transport's note.
+// and the transport's note. It is the run's steps in order (tap, start,
+// type, wait, measure); hence its length.
 func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.Profile, seed uint64) (TypingRun, string, error) {
 	spec, w, refs := tb.spec, &tb.w, tb.refs
 	var tapLog string

@@ -21,7 +21,8 @@ import (
 // speed. Every keystroke is accounted for and shown, the final screens
 // match the reference's, ssh's median is at least the link's round trip,
 // gosh shows some keystrokes at once over EV-DO, bytes crossed the link,
-// and the CDF is well-formed SVG with one curve per transport.
+// and the CDF is well-formed SVG with one curve per transport. It checks
+// each of those per link and transport; hence its length.
 func TestTypingQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("types for about a minute")

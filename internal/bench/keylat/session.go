@@ -70,7 +70,8 @@ const maxLines = 1 << 20
 // So a wrong blank, a wrong cursor and a wrong prediction drawn plain
 // count alike, and an intermediate state of the server's screen (output
 // half drawn, in whatever pieces the transport read it) does not.
-// Measure panics if At and Refs differ in length.
+// Measure panics if At and Refs differ in length. It walks the screen
+// states once, keeping each one's window; hence its length.
 func (s *Session) Measure() Result {
 	if len(s.At) != len(s.Refs) {
 		panic("keylat: Session with a different number of keystrokes and references")

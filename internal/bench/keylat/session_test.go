@@ -20,7 +20,7 @@ func out(n float64, data string) Output { return Output{At: ms(n), Data: []byte(
 // TestSessionMeasure: the full check sees what the underline check
 // cannot. Two keystrokes are typed at 0 and 100 ms into a password prompt
 // that echoes nothing, unless the case says otherwise; the server drew
-// the prompt before they were typed.
+// the prompt before they were typed. Its length is the table of cases.
 func TestSessionMeasure(t *testing.T) {
 	prompt := []Output{out(-50, "Password: ")}
 	for _, tc := range []struct {

@@ -159,7 +159,7 @@ const TypeAheadGap = 300 * time.Millisecond
 
 // trapsScript is typing that a prediction engine can get wrong: keys that
 // are not echoed, or not where the cursor is, or that change what the
-// next keys do.
+// next keys do. Its length is the script's files and keys.
 func trapsScript() script {
 	return script{
 		name:     "traps",
