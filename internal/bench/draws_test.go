@@ -3,15 +3,21 @@
 package bench
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
+	"io"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/bench/workload"
 	"github.com/gosh-term/gosh/internal/linkem"
 )
 
@@ -128,5 +134,40 @@ func readIndices(c *net.UDPConn, out chan<- []int) {
 		if n == 4 {
 			got = append(got, int(binary.BigEndian.Uint32(buf)))
 		}
+	}
+}
+
+// TestRunSurvivesAFailedRun: a run that cannot start (a server that
+// never showed its prompt) is reported and left out; the other runs and
+// transports go on.
+func TestRunSurvivesAFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	tb := &typingBench{w: workload.Workload{Name: "w", Keys: []workload.Key{{Key: "x"}}},
+		spec: remoteSpec{Dir: filepath.Join(dir, "run")}, progress: io.Discard}
+	var seeds []uint64
+	tb.starters = func(name string) (starter, error) {
+		return func(_ context.Context, _ remoteSpec, _ linkem.Profile, seed uint64) (live, error) {
+			seeds = append(seeds, seed)
+			return nil, errors.New(name + " never showed its prompt")
+		}, nil
+	}
+	results, err := tb.run(context.Background(), linkem.Custom(0, 0, 0, 0, 0), []string{"a", "b"}, 5, 2)
+	if err != nil {
+		t.Fatalf("run = %v, want the failures reported in the results", err)
+	}
+	if !slices.Equal(seeds, []uint64{5, 5, 6, 6}) {
+		t.Errorf("the transports started with seeds %v, want 5, 5, 6, 6", seeds)
+	}
+	var out strings.Builder
+	if err := writeResults(&out, "t", results); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a: failed, not in the figures: run 1 (seed 5): a never showed its prompt", "b: failed, not in the figures: run 2 (seed 6)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if rows := rowsOf(results); len(rows) != 0 {
+		t.Errorf("rowsOf = %v, want no rows for transports without a run", rows)
 	}
 }

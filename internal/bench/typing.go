@@ -70,8 +70,10 @@ type TypingResult struct {
 	// Note says how the transport ran (for ssh: the TCP congestion
 	// control).
 	Note string
-	// Runs are the runs, one per seed.
-	Runs []TypingRun
+	// Runs are the runs, one per seed, and Failed says why any other
+	// run could not be measured.
+	Runs   []TypingRun
+	Failed []string
 }
 
 // TypingRun is one run of one transport: the workload typed once, with
@@ -240,7 +242,14 @@ func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []stri
 		fmt.Fprintf(tb.progress, "%s/%s/%s: run %d of %d (seed %d): typing %d keys\n", link.Name, tb.w.Name, name, turn.run+1, runs, turn.seed, len(tb.w.Keys))
 		run, note, err := tb.typeOver(ctx, starts[i], link, turn.seed)
 		if err != nil {
-			return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// One run that fails (a server that never showed its prompt
+			// on a loaded machine) leaves the others standing.
+			fmt.Fprintf(tb.progress, "%s/%s/%s: run %d failed: %v\n", link.Name, tb.w.Name, name, turn.run+1, err)
+			results[i].Failed = append(results[i].Failed, fmt.Sprintf("run %d (seed %d): %v", turn.run+1, turn.seed, err))
+			continue
 		}
 		results[i].Runs = append(results[i].Runs, run)
 		results[i].Note = note

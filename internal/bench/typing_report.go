@@ -87,6 +87,9 @@ func writeResults(w io.Writer, title string, results []TypingResult) error {
 		case r.Note != "":
 			fmt.Fprintf(w, "  %s: %s\n", r.Transport, r.Note)
 		}
+		for _, f := range r.Failed {
+			fmt.Fprintf(w, "  %s: failed, not in the figures: %s\n", r.Transport, strings.ReplaceAll(f, "\n", " "))
+		}
 		for _, run := range r.Runs {
 			if run.Mismatch != "" {
 				fmt.Fprintf(w, "  %s (seed %d): warning: %s\n", r.Transport, run.Seed, strings.ReplaceAll(run.Mismatch, "\n", "\n    "))
