@@ -77,7 +77,7 @@ func writeResults(w io.Writer, title string, results []TypingResult) error {
 	for _, r := range results {
 		if len(r.Runs) > 0 && r.Runs[0].Stats.Silent > 0 && !silent {
 			silent = true
-			fmt.Fprintf(w, "  %d of the %d keystrokes change nothing on the screen (a password's characters, a Tab that rings the bell): "+
+			fmt.Fprintf(w, "  %d of the %d keystrokes change nothing on the screen (as a character typed at a password prompt): "+
 				"they have no response time, and are left out of the times, ≤5ms and never, not out of wrong\n",
 				r.Runs[0].Stats.Silent, r.Runs[0].Stats.Keys)
 		}
