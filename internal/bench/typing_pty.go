@@ -50,10 +50,13 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		if _, err := prog.Write([]byte(k.Key)); err != nil {
 			return nil, fmt.Errorf("typing key %d (%q): %w", i, k.Key, err)
 		}
-		// Quiet from the keystroke on, not from the last change: on a
-		// loaded machine the echo can take longer than a few
-		// milliseconds, and the reference would miss it (a Backspace
-		// under the race detector, in CI).
+		// The echo first, if there is one, then quiet from the keystroke
+		// on: on a loaded machine the echo can take longer than the
+		// settling time, and the reference would miss it (a Backspace
+		// under the race detector, in CI; two keys of the shell
+		// workload on a machine with a load of 8 on 2 CPUs). A key that
+		// changes nothing (a password's character) waits echoWait.
+		m.changedAfter(typed, echoWait)
 		m.quietAfter(typed, settle(k.Key), 5*time.Second)
 		if strings.ContainsAny(k.Key, "\r\n") && awaitReader(prog.Canonical, readerTimeout) {
 			m.quiet(settle(k.Key), 5*time.Second) // the program started: its first screen
@@ -88,6 +91,10 @@ func awaitReader(canonical func() (bool, error), limit time.Duration) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// echoWait is how long the reference recording waits for a keystroke's
+// echo before it takes the key to change nothing.
+const echoWait = 300 * time.Millisecond
 
 // typeOver runs the workload through one transport with one seed: it
 // starts the transport (the server's program under the tap, when there is
