@@ -172,12 +172,16 @@ func paperExperiment(ctx context.Context, e experiment, benches []*typingBench, 
 		if tb.w.Name != workload.Default() {
 			name += "-" + tb.w.Name
 		}
-		svg := filepath.Join(dir, name+".svg")
+		svg, data := filepath.Join(dir, name+".svg"), filepath.Join(dir, name+".json")
 		short := fmt.Sprintf("%s, %s workload, %d keystrokes × %d runs", e.name, tb.w.Name, len(tb.w.Keys), runs)
-		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, short, seriesOf(rowsOf(results))) }); err != nil {
+		rows := rowsOf(results)
+		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, short, seriesOf(rows)) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "  figure: %s\n", svg)
+		if err := writeFile(data, func(w io.Writer) error { return report.WriteJSON(w, short, rows) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  figure: %s (data: %s)\n", svg, data)
 	}
 	return nil
 }

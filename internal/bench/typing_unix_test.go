@@ -62,3 +62,42 @@ func TestOpenSSHQuick(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceRecordedUntilTwoAgree: the reference is recorded until two
+// recordings agree (twice for a deterministic workload); a workload whose
+// screens differ every time ($RANDOM) is recorded at most referenceTries
+// times and said not to agree.
+func TestReferenceRecordedUntilTwoAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records references in bash")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name, keys string
+		tries      int
+		warn       bool
+	}{
+		{"deterministic", "echo 42\r", 2, false},
+		{"random", "echo $RANDOM$RANDOM\r", referenceTries, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &workload.Workload{Name: tc.name, Ready: "$"}
+			for _, k := range tc.keys {
+				w.Keys = append(w.Keys, workload.Key{Key: string(k)})
+			}
+			var progress strings.Builder
+			tb, why, err := newTypingBench(ctx, w, 0, &progress)
+			if err != nil || tb == nil {
+				t.Fatalf("newTypingBench: %v %s", err, why)
+			}
+			defer tb.close()
+			if n := strings.Count(progress.String(), "recording the reference"); n != tc.tries {
+				t.Errorf("recorded %d times, want %d:\n%s", n, tc.tries, progress.String())
+			}
+			if warned := strings.Contains(progress.String(), "recordings of the reference agree"); warned != tc.warn {
+				t.Errorf("warned %v, want %v:\n%s", warned, tc.warn, progress.String())
+			}
+		})
+	}
+}
