@@ -19,8 +19,8 @@ import (
 	"github.com/gosh-term/gosh/internal/connectline"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/pty"
-	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
 // programLive is a server program that prints a CONNECT line and detaches

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -32,9 +33,9 @@ type Session struct {
 	// Up and Down are the least time a packet takes to cross the link
 	// each way (the propagation delay).
 	Up, Down time.Duration
-	// Logf, if not nil, is told about each keystroke found shown
-	// wrongly, with the screen and its reference.
-	Logf func(format string, args ...any)
+	// Logf is told about each keystroke found shown wrongly, with the
+	// screen and its reference; nil tells nothing.
+	Logf logf.Func
 }
 
 // Output is a piece of what a program wrote to its terminal, and when it
@@ -151,9 +152,9 @@ func (s *Session) predictedByTime(r *Result, j *judge) {
 }
 
 // markWrong marks keystroke i shown wrongly, telling logf the first time.
-func (r *Result) markWrong(i, x, y int, fb, ref *vt.Framebuffer, logf func(string, ...any)) {
-	if !r.Wrong[i] && logf != nil {
-		logf("keylat: wrong cell or cursor (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, i, dump(fb), dump(ref))
+func (r *Result) markWrong(i, x, y int, fb, ref *vt.Framebuffer, log logf.Func) {
+	if !r.Wrong[i] {
+		log.Printf("keylat: wrong cell or cursor (%d,%d) after key %d:\n%s\nreference:\n%s\n", x, y, i, dump(fb), dump(ref))
 	}
 	r.Wrong[i] = true
 }
