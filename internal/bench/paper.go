@@ -73,6 +73,10 @@ var experiments = []experiment{
 	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 }
 
+// paperOthersWith are the transports of the experiments that are not
+// typing (interrupting a flood, roaming).
+var paperOthersWith = []string{TransportSSH, TransportGosh, TransportMosh}
+
 // paperSource labels the published figures.
 const paperSource = "Mosh paper, 2012 (published, not measured here)"
 
@@ -129,11 +133,10 @@ func Paper(ctx context.Context, o PaperOptions) error {
 			return err
 		}
 	}
-	with := []string{TransportSSH, TransportGosh, TransportMosh}
-	if err := paperFlood(ctx, benches[0], with, o.Seed, runs, out, progress); err != nil {
+	if err := paperFlood(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
 		return err
 	}
-	if err := paperRoam(ctx, benches[0], with, o.Seed, runs, out, progress); err != nil {
+	if err := paperRoam(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
