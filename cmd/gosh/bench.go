@@ -60,6 +60,7 @@ type PaperOptions struct {
 	Runs   int
 	Out    string
 	Pacing ssp.Pacing
+	Only   []string
 
 	ctx            context.Context
 	Stdout, Stderr io.Writer
@@ -274,7 +275,8 @@ and roaming; SSH, gosh and stock Mosh (when installed) in every one. Each typing
 experiment types the shell workload whole and the traps workload beside it,
 --runs times (5 by default, 1 with --quick), and prints the median and range of
 each figure, with the paper's published figures labelled as such. Each CDF is
-written as an SVG file in --out. A full run takes hours; --quick a few minutes.`,
+written as an SVG file in --out. A full run takes hours; --quick a few minutes;
+--only runs some of the experiments, each with the seeds of a whole run.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
@@ -286,6 +288,8 @@ written as an SVG file in --out. A full run takes hours; --quick a few minutes.`
 	cmd.Flags().IntVar(&o.Runs, "runs", 0, "runs of each experiment, one seed after another (default 5, 1 with --quick)")
 	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
 	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
+	cmd.Flags().StringSliceVar(&o.Only, "only", nil, "run only these experiments, of "+strings.Join(bench.PaperExperiments(), ", ")+
+		" (each with the seeds it has in a whole run)")
 	return cmd
 }
 
@@ -393,8 +397,13 @@ func runPaper(o *PaperOptions) error {
 	if o.Runs < 0 || o.Runs > 1000 {
 		return usagef("gosh bench paper: --runs must be 1 to 1000")
 	}
+	for _, name := range o.Only {
+		if !slices.Contains(bench.PaperExperiments(), name) {
+			return usagef("gosh bench paper: --only %q is not an experiment: want some of %s", name, strings.Join(bench.PaperExperiments(), ", "))
+		}
+	}
 	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Runs: o.Runs, Out: o.Out, Pacing: o.Pacing,
-		Gosh: selfBinary(), Stdout: o.Stdout, Progress: o.Stderr})
+		Only: o.Only, Gosh: selfBinary(), Stdout: o.Stdout, Progress: o.Stderr})
 }
 
 // traceProfile is a link that replays a Mahimahi delivery trace both ways:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type PaperOptions struct {
 	// Gosh is the gosh binary, run as a user runs it (see
 	// TypingOptions.Gosh); "" runs gosh's loops in this process.
 	Gosh string
+	// Only, if not empty, names the experiments to run, of
+	// PaperExperiments; each keeps the seeds it has in a whole run.
+	Only []string
 	// Stdout receives the report, Progress a line per step.
 	Stdout, Progress io.Writer
 }
@@ -73,6 +77,24 @@ var experiments = []experiment{
 	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 }
 
+// The experiments that are not typing, by their names in
+// PaperOptions.Only.
+const (
+	paperFloodName = "flood"
+	paperRoamName  = "roaming"
+)
+
+// PaperExperiments are the names of the paper's experiments, as
+// PaperOptions.Only takes them: the typing experiments by their links,
+// then the flood and roaming.
+func PaperExperiments() []string {
+	var names []string
+	for _, e := range experiments {
+		names = append(names, e.link)
+	}
+	return append(names, paperFloodName, paperRoamName)
+}
+
 // paperOthersWith are the transports of the experiments that are not
 // typing (interrupting a flood, roaming).
 var paperOthersWith = []string{TransportSSH, TransportGosh, TransportMosh}
@@ -101,9 +123,18 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	if o.Quick {
 		keys = paperQuickKeys
 	}
+	for _, name := range o.Only {
+		if !slices.Contains(PaperExperiments(), name) {
+			return fmt.Errorf("bench: no experiment %q: want one of %s", name, strings.Join(PaperExperiments(), ", "))
+		}
+	}
+	chosen := func(name string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, name) }
 	cfg := transportConfig{pacing: o.Pacing, gosh: o.Gosh}
 	fmt.Fprintf(out, "gosh bench paper: machine %s, %s for each experiment\n", Machine(), seedsText(o.Seed, runs))
 	fmt.Fprintf(out, "gosh's pacing: %v; gosh runs as %s\n", o.Pacing, goshHow(cfg))
+	if len(o.Only) > 0 {
+		fmt.Fprintf(out, "only the experiments %s (of %s)\n", strings.Join(o.Only, ", "), strings.Join(PaperExperiments(), ", "))
+	}
 	var benches []*typingBench
 	for _, name := range paperWorkloads() {
 		w, err := workload.Lookup(name)
@@ -126,18 +157,22 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		return errors.New("bench: no workload can run here")
 	}
 	for i, e := range experiments {
-		if o.Quick && !e.quick {
+		if o.Quick && !e.quick || !chosen(e.link) {
 			continue
 		}
 		if err := paperExperiment(ctx, e, benches, o.Seed+uint64(i)*100_000, runs, o.Out, out); err != nil {
 			return err
 		}
 	}
-	if err := paperFlood(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
-		return err
+	if chosen(paperFloodName) {
+		if err := paperFlood(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
+			return err
+		}
 	}
-	if err := paperRoam(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
-		return err
+	if chosen(paperRoamName) {
+		if err := paperRoam(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
 	return nil

@@ -86,3 +86,16 @@ func TestPaperSaysMoshIsNotInstalled(t *testing.T) {
 		t.Errorf("the flood and roaming tables say mosh is not installed %d times, want 2:\n%s", n, got)
 	}
 }
+
+// TestPaperOnlyUnknown: an experiment Paper does not know ends it with
+// an error that lists the ones it does, before anything runs or prints.
+func TestPaperOnlyUnknown(t *testing.T) {
+	var out strings.Builder
+	err := Paper(context.Background(), PaperOptions{Only: []string{"evdo", "telegraph"}, Stdout: &out})
+	if err == nil || !strings.Contains(err.Error(), `"telegraph"`) || !strings.Contains(err.Error(), strings.Join(PaperExperiments(), ", ")) {
+		t.Fatalf("Paper(Only telegraph) = %v, want an error naming it and the experiments", err)
+	}
+	if out.Len() > 0 {
+		t.Errorf("Paper printed %q before it failed", out.String())
+	}
+}
