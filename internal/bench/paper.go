@@ -130,7 +130,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	}
 	chosen := func(name string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, name) }
 	cfg := transportConfig{pacing: o.Pacing, gosh: o.Gosh}
-	fmt.Fprintf(out, "gosh bench paper: machine %s, %s for each experiment\n", Machine(), seedsText(o.Seed, runs))
+	fmt.Fprintln(out, paperHeader(Machine(), runs, o.Seed))
 	fmt.Fprintf(out, "gosh's pacing: %v; gosh runs as %s\n", o.Pacing, goshHow(cfg))
 	if len(o.Only) > 0 {
 		fmt.Fprintf(out, "only the experiments %s (of %s)\n", strings.Join(o.Only, ", "), strings.Join(PaperExperiments(), ", "))
@@ -160,7 +160,7 @@ func Paper(ctx context.Context, o PaperOptions) error {
 		if o.Quick && !e.quick || !chosen(e.link) {
 			continue
 		}
-		if err := paperExperiment(ctx, e, benches, o.Seed+uint64(i)*100_000, runs, o.Out, out); err != nil {
+		if err := paperExperiment(ctx, e, benches, experimentSeed(o.Seed, i), runs, o.Out, out); err != nil {
 			return err
 		}
 	}
@@ -176,6 +176,17 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	}
 	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
 	return nil
+}
+
+// experimentSeed is the seed of the first run of the i-th experiment
+// when the first experiment's is seed.
+func experimentSeed(seed uint64, i int) uint64 { return seed + uint64(i)*100_000 }
+
+// paperHeader is the report's first line: the machine, the runs, and the
+// seed the experiments' seeds are derived from (each table names its
+// own).
+func paperHeader(machine string, runs int, seed uint64) string {
+	return fmt.Sprintf("gosh bench paper: machine %s, %d run(s) of each experiment from seed %d (each table names its seeds)", machine, runs, seed)
 }
 
 // goshHow says how the gosh rows run.

@@ -99,3 +99,18 @@ func TestPaperOnlyUnknown(t *testing.T) {
 		t.Errorf("Paper printed %q before it failed", out.String())
 	}
 }
+
+// TestPaperHeaderSeeds: the report's first line claims no seeds that an
+// experiment's table does not use (it said "seeds 1-5 for each
+// experiment", when the second experiment's were 100001-100005).
+func TestPaperHeaderSeeds(t *testing.T) {
+	h := paperHeader("m", 5, 1)
+	for i := range experiments {
+		if s := seedsText(experimentSeed(1, i), 5); i > 0 && strings.Contains(h, "seeds 1-5") {
+			t.Errorf("the header %q claims seeds 1-5 for %s, whose seeds are %s", h, experiments[i].name, s)
+		}
+	}
+	if !strings.Contains(h, "5 run(s) of each experiment from seed 1") {
+		t.Errorf("the header %q does not say the runs and the first seed", h)
+	}
+}
