@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -495,6 +494,7 @@ func TestBenchTypingBadArgs(t *testing.T) {
 		{"missing trace", []string{"--trace", "/nonexistent/trace"}, "neither a built-in trace"},
 		{"missing workload", []string{"--workload", "/nonexistent/keys.json"}, "neither a built-in workload"},
 		{"unknown transport", []string{"--with", "telnet"}, "unknown transport"},
+		{"no runs", []string{"--runs", "0"}, "--runs must be 1 to 1000"},
 		{"stray argument", []string{"now"}, "unknown command or argument"},
 	}
 	for _, tc := range tests {
@@ -518,23 +518,35 @@ func TestBenchTypingBadArgs(t *testing.T) {
 	}
 }
 
-// TestBenchPaperOnly: --only picks experiments by name; an unknown one is
-// a usage error before anything runs.
-func TestBenchPaperOnly(t *testing.T) {
-	var got *PaperOptions
-	cmd := newBenchPaperCmd(func(o *PaperOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--only", "flood,evdo", "--seed", "7"})
-	cmd.SetOut(new(bytes.Buffer))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if err := cmd.ExecuteContext(context.Background()); err != nil || got == nil || !slices.Equal(got.Only, []string{"flood", "evdo"}) || got.Seed != 7 {
-		t.Fatalf("bench paper --only flood,evdo --seed 7 = %+v, %v", got, err)
+// TestBenchPaperBadArgs: an experiment --only does not know and a
+// negative --runs give one usage error each, naming what is wanted,
+// before anything runs.
+func TestBenchPaperBadArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown experiment", []string{"--only", "evdo,carrier-pigeon"}, `--only "carrier-pigeon" is not an experiment: want some of evdo, loss50, cs244-3g, cs244-wifi, flood, roaming`},
+		{"negative runs", []string{"--runs", "-1"}, "--runs must be 1 to 1000"},
 	}
-	cmd = newBenchPaperCmd(func(*PaperOptions) error { t.Fatal("ran"); return nil })
-	cmd.SetArgs([]string{"--only", "flood,moon-landing"})
-	cmd.SetOut(new(bytes.Buffer))
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if _, ok := err.(*usageError); !ok || !strings.Contains(err.Error(), "moon-landing") {
-		t.Errorf("bench paper --only moon-landing: err = %v (%T), want a usage error naming it", err, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := newBenchCmd(func(*BenchOptions) error { t.Fatal("reached micro"); return nil })
+			for _, c := range cmd.Commands() {
+				c.SetFlagErrorFunc(flagError)
+			}
+			cmd.SetArgs(append([]string{"paper"}, tc.args...))
+			cmd.SetOut(new(bytes.Buffer))
+			cmd.SetErr(new(bytes.Buffer))
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("bench paper %q: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("bench paper %q: err is %T, want *usageError", tc.args, err)
+			}
+		})
 	}
 }

@@ -407,9 +407,7 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 			continue // typed into cmd.exe: internal/bench's TestCmdWorkloadRuns, under Wine
 		}
 		t.Run(w.Name, func(t *testing.T) {
-			if w.Program != "" {
-				RequireCommands(t, w.Program)
-			}
+			RequireCommands(t, w.Programs()...)
 			dir := t.TempDir()
 			for name, body := range w.Files {
 				p := filepath.Join(dir, filepath.FromSlash(name))
