@@ -67,9 +67,14 @@ func TestPaperSaysMoshIsNotInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
+	// Why mosh cannot run: not installed here (Unix), or Unix only.
+	_, why := starterFor(TransportMosh, transportConfig{})
+	if why == nil {
+		t.Fatal("stock Mosh's starter found mosh-server on an empty PATH")
+	}
 	for _, want := range []string{
-		"  mosh: skipped: mosh-server is not installed (Debian: apt install mosh)\n",
-		"  mosh-nopredict: skipped: mosh-server is not installed (Debian: apt install mosh)\n",
+		"  mosh: skipped: " + why.Error() + "\n",
+		"  mosh-nopredict: skipped: " + why.Error() + "\n",
 		"  " + paperSource + ": " + e.published + "\n",
 	} {
 		if !strings.Contains(got, want) {
