@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -43,6 +44,9 @@ func TestPaperRunsStockMosh(t *testing.T) {
 // typing table, the flood, roaming), and the published figures stand on
 // a line of their own, labelled with their source.
 func TestPaperSaysMoshIsNotInstalled(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("stock Mosh runs on Unix only: on Windows every row says so, not that it is not installed")
+	}
 	t.Setenv("PATH", t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
