@@ -41,6 +41,7 @@ func shows(fb *vt.Framebuffer, text string) bool { return strings.Contains(rowsT
 // what a prediction engine would echo at the cursor is not what the
 // screen shows. Its length is the table of traps.
 func TestTrapsWorkload(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	if testing.Short() {
 		t.Skip("types 280 keys into bash, vim and less")
 	}

@@ -24,6 +24,7 @@ import (
 // and the CDF is well-formed SVG with one curve per transport. It checks
 // each of those per link and transport; hence its length.
 func TestTypingQuick(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	if testing.Short() {
 		t.Skip("types for about a minute")
 	}

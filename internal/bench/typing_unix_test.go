@@ -17,6 +17,7 @@ import (
 // evdo: every keystroke shown, the final screen the reference's, the
 // median at least the round trip over EV-DO, and the report names it.
 func TestOpenSSHQuick(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	if testing.Short() {
 		t.Skip("types for half a minute")
 	}
@@ -68,6 +69,7 @@ func TestOpenSSHQuick(t *testing.T) {
 // screens differ every time ($RANDOM) is recorded at most referenceTries
 // times and said not to agree.
 func TestReferenceRecordedUntilTwoAgree(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	if testing.Short() {
 		t.Skip("records references in bash")
 	}

@@ -72,6 +72,7 @@ func virtualFlood(t *testing.T, link linkem.Profile, seed uint64, kind termKind)
 // queue delayed the prompt's frame (now frames answering input are paced
 // at SendIntervalMin for AnswerWindow).
 func TestVirtualFlood(t *testing.T) {
+	t.Parallel() // virtual time: overlaps the real-time tests' waits
 	link, err := linkem.LookupProfile("cs244-3g")
 	if err != nil {
 		t.Fatal(err)

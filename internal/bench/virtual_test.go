@@ -344,6 +344,7 @@ var virtualLinks = []string{"evdo", "cs244-3g"}
 // Python's floor guards the prompt it draws after the shell's: before it
 // was learned, every new line's first keys waited a round trip (77 %).
 func TestVirtualTyping(t *testing.T) {
+	t.Parallel() // virtual time: overlaps the real-time tests' waits
 	for _, name := range virtualWorkloads {
 		for _, link := range virtualLinks {
 			for _, kind := range []termKind{answering, plain} {
