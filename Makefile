@@ -72,7 +72,8 @@ race:
 # peers and memory bounds, which allocate hundreds of megabytes or push tens
 # of thousands of datagrams (//go:build !race), the peak RSS of the real
 # binaries under each attack (GOSH_HOSTILE_MOSH=1 adds stock Mosh's), and
-# the flood guard with all its seeds (a few under the race detector).
+# the flood guard with all its seeds and the pacing simulation over every
+# link (a few of each under the race detector).
 hostile:
 	$(GO) test -timeout $(TESTTIMEOUT) -run 'Hostile|Memory|Budget|Flood|Forward' ./internal/ssp ./internal/session
 	$(GO) test -timeout $(TESTTIMEOUT) -run 'TestHostilePeakRSS' ./cmd/gosh
