@@ -70,11 +70,14 @@ race:
 
 # hostile runs the tests that build only without the race detector: hostile
 # peers and memory bounds, which allocate hundreds of megabytes or push tens
-# of thousands of datagrams (//go:build !race), and the peak RSS of the real
-# binaries under each attack (GOSH_HOSTILE_MOSH=1 adds stock Mosh's).
+# of thousands of datagrams (//go:build !race), the peak RSS of the real
+# binaries under each attack (GOSH_HOSTILE_MOSH=1 adds stock Mosh's), and
+# the flood guard with all its seeds and the pacing simulation over every
+# link (a few of each under the race detector).
 hostile:
 	$(GO) test -timeout $(TESTTIMEOUT) -run 'Hostile|Memory|Budget|Flood|Forward' ./internal/ssp ./internal/session
 	$(GO) test -timeout $(TESTTIMEOUT) -run 'TestHostilePeakRSS' ./cmd/gosh
+	$(GO) test -timeout $(TESTTIMEOUT) -run 'TestVirtualFlood' ./internal/bench
 
 # wine-test cross-compiles the tests of the packages with Windows code
 # (and the cores under them) for windows/amd64 and runs them under Wine,

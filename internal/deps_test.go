@@ -26,6 +26,7 @@ const module = "github.com/gosh-term/gosh"
 var pureCores = []string{
 	module + "/internal/sspcrypto",
 	module + "/internal/vt",
+	module + "/internal/statesync",
 	module + "/internal/predict",
 	module + "/internal/stream",
 }
@@ -82,6 +83,7 @@ var layers = map[string]int{
 	"internal/relay":               1, // UDP over a stream (SSH), when UDP is blocked
 	"internal/ssp/ssptest":         1,
 	"internal/predict":             1,
+	"internal/statesync":           1, // the SSP states: vt's screen plus the logs
 	"internal/connectline":         1,
 	"internal/vt/vttest":           1,
 	"internal/ssp":                 2,
@@ -246,7 +248,7 @@ func TestSessionIOInjected(t *testing.T) {
 func TestLayout(t *testing.T) {
 	root := repoRoot(t)
 	for _, dir := range []string{"cmd/gosh", "internal/ssp", "internal/sspcrypto", "internal/vt",
-		"internal/predict", "internal/bootstrap", "internal/session", "internal/bench", "testdata"} {
+		"internal/statesync", "internal/predict", "internal/bootstrap", "internal/session", "internal/bench", "testdata"} {
 		if fi, err := os.Stat(filepath.Join(root, dir)); err != nil || !fi.IsDir() {
 			t.Errorf("missing directory %s", dir)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,7 @@ type TypingOptions struct {
 	With      []string
 	Workload  string
 	Seed      uint64
+	Runs      int
 	Quick     bool
 	Keys      int
 	SVG, JSON string
@@ -55,8 +57,10 @@ type TypingOptions struct {
 type PaperOptions struct {
 	Quick  bool
 	Seed   uint64
+	Runs   int
 	Out    string
 	Pacing ssp.Pacing
+	Only   []string
 
 	ctx            context.Context
 	Stdout, Stderr io.Writer
@@ -149,8 +153,36 @@ Plain "gosh bench" runs micro and sim.`,
 	}
 	addMicroFlags(cmd, o)
 	cmd.AddCommand(newBenchMicroCmd(runF), newBenchSimCmd(runF),
-		newBenchTypingCmd(runTyping), newBenchPaperCmd(runPaper), newBenchForwardCmd(runForward))
+		newBenchTypingCmd(runTyping), newBenchPaperCmd(runPaper), newBenchForwardCmd(runForward), newBenchTapCmd())
 	return cmd
+}
+
+// newBenchTapCmd is the hidden command a typing run starts on the server
+// side, around the shell: it records what the shell draws (bench.TapMain).
+func newBenchTapCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "tap LOG COLS ROWS -- COMMAND...",
+		Short:              "Run a command in a pseudo-terminal of its own, logging its output (for gosh bench typing)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := bench.TapMain(args); code != 0 {
+				return &exitStatusError{err: errors.New("gosh bench tap failed"), code: code}
+			}
+			return nil
+		},
+	}
+}
+
+// selfBinary is this gosh binary, which the gosh transports of the typing
+// benchmarks run as a user runs it; "" (the loops in-process) if it
+// cannot be found.
+func selfBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 func addMicroFlags(cmd *cobra.Command, o *BenchOptions) {
@@ -202,9 +234,16 @@ fraction shown within 5 ms, the fraction ever shown wrongly, and the bytes on
 the wire per keystroke.
 
 Transports: ssh (golang.org/x/crypto/ssh over TCP in gVisor's userspace stack,
-whose packets cross the link), gosh (the real client and server loops),
-gosh-nopredict (gosh without speculative echo), and mosh (stock mosh-server and
-mosh-client through a UDP relay, when installed).
+whose packets cross the link), gosh (this binary as a user runs it: gosh server
+new, and gosh connect --direct in a pseudo-terminal), gosh-nopredict (the same
+with --predict=never), mosh and mosh-nopredict (stock mosh-server and
+mosh-client, when installed), and openssh (the system's ssh and sshd).
+
+Every transport meets the same loss and jitter draws for a seed; --runs N types
+the workload N times (seeds S, S+1, ...) and reports each figure's median and
+range. "wrong" is the fraction of keystrokes during which the screen showed a
+cell or a cursor that neither the server's program drew nor the keys in flight
+make: n/a for a transport that predicts nothing.
 
 Links: --link PROFILE (` + strings.Join(linkem.ProfileNames(), ", ") + `), or
 --delay/--jitter/--loss/--rate/--queue, or --trace FILE (a Mahimahi packet
@@ -233,7 +272,8 @@ Progress goes to stderr, results to stdout.`,
 	f.StringVar(&o.Trace, "trace", "", "Mahimahi delivery trace, a file or a built-in name, both ways")
 	f.StringSliceVar(&o.With, "with", nil, "transports to compare, of ssh, gosh, gosh-nopredict, mosh, mosh-nopredict, openssh (default ssh,gosh,gosh-nopredict and mosh when installed)")
 	f.StringVar(&o.Workload, "workload", workload.Default(), "workload name or JSON file")
-	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the link's randomness (of the first run)")
+	f.IntVar(&o.Runs, "runs", 1, "type the workload this many times per transport, one seed after another, and report the median and range")
 	f.BoolVar(&o.Quick, "quick", false, fmt.Sprintf("type only the first %d keystrokes", bench.QuickKeys))
 	f.IntVar(&o.Keys, "keys", 0, "type only the first N keystrokes (0: all)")
 	f.StringVar(&o.SVG, "svg", "", "write the response-time CDF to this SVG file")
@@ -249,30 +289,34 @@ func newBenchPaperCmd(runF func(*PaperOptions) error) *cobra.Command {
 		Short: "Run the Mosh paper's experiments and print the published numbers beside",
 		Long: `Run the evaluation of the Mosh paper (Winstein & Balakrishnan, USENIX ATC 2012)
 and of its Stanford CS244 reproduction, in this process, over emulated links:
-keystroke response over EV-DO (SSH vs gosh vs mosh), over 50 % round-trip loss
-(SSH vs gosh without prediction), over CS244's 3G and Wi-Fi links, interrupting
-a flood with Ctrl-C, and roaming. Each figure is printed as a table beside the
-published numbers, and its CDF written as an SVG file in --out.`,
+keystroke response over EV-DO, over 50 % round-trip loss (also without
+prediction), over CS244's 3G and Wi-Fi links, interrupting a flood with Ctrl-C,
+and roaming; SSH, gosh and stock Mosh (when installed) in every one. Each typing
+experiment types the shell workload whole and the traps workload beside it,
+--runs times (5 by default, 1 with --quick), and prints the median and range of
+each figure, with the paper's published figures labelled as such. Each CDF is
+written as an SVG file in --out. A full run takes hours; --quick a few minutes;
+--only runs some of the experiments, each with the seeds of a whole run.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Stdout, o.Stderr, o.ctx = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Context()
 			return runF(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run (under 2 minutes)")
-	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness")
+	cmd.Flags().BoolVar(&o.Quick, "quick", false, "a short run: the first keystrokes of each workload, EV-DO and 50 % loss, one run")
+	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the links' randomness (of the first run)")
+	cmd.Flags().IntVar(&o.Runs, "runs", 0, "runs of each experiment, one seed after another (default 5, 1 with --quick)")
 	cmd.Flags().StringVar(&o.Out, "out", ".", "directory for the SVG figures")
 	cmd.Flags().Var(&o.Pacing, "pacing", "the gosh transports' pacing: gosh (at once on an idle path, by the path's queue otherwise) or mosh (Mosh's exact timing)")
+	cmd.Flags().StringSliceVar(&o.Only, "only", nil, "run only these experiments, of "+strings.Join(bench.PaperExperiments(), ", ")+
+		" (each with the seeds it has in a whole run)")
 	return cmd
 }
 
-func workloadNames() []string {
-	var names []string
-	for _, w := range workload.Builtin() {
-		names = append(names, w.Name)
-	}
-	return names
-}
+// workloadNames lists the built-in workloads for the help text. It parses
+// none of them: the command tree is built for every gosh command, the
+// session daemon's too.
+func workloadNames() []string { return workload.BuiltinNames() }
 
 func runBench(o *BenchOptions) error {
 	if o.Count < 1 {
@@ -348,7 +392,11 @@ func runTyping(o *TypingOptions) error {
 	if len(o.With) > 0 {
 		with = o.With
 	}
-	opts := bench.TypingOptions{Link: link, With: with, Workload: w, Seed: o.Seed, Pacing: o.Pacing, Progress: o.Stderr}
+	if o.Runs < 1 || o.Runs > 1000 {
+		return usagef("gosh bench typing: --runs must be 1 to 1000")
+	}
+	opts := bench.TypingOptions{Link: link, With: with, Workload: w, Seed: o.Seed, Runs: o.Runs, Pacing: o.Pacing,
+		Gosh: selfBinary(), Progress: o.Stderr}
 	switch {
 	case o.Keys < 0:
 		return usagef("gosh bench typing: --keys must not be negative")
@@ -363,7 +411,16 @@ func runTyping(o *TypingOptions) error {
 }
 
 func runPaper(o *PaperOptions) error {
-	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Out: o.Out, Pacing: o.Pacing, Stdout: o.Stdout, Progress: o.Stderr})
+	if o.Runs < 0 || o.Runs > 1000 {
+		return usagef("gosh bench paper: --runs must be 1 to 1000")
+	}
+	for _, name := range o.Only {
+		if !slices.Contains(bench.PaperExperiments(), name) {
+			return usagef("gosh bench paper: --only %q is not an experiment: want some of %s", name, strings.Join(bench.PaperExperiments(), ", "))
+		}
+	}
+	return bench.Paper(o.ctx, bench.PaperOptions{Quick: o.Quick, Seed: o.Seed, Runs: o.Runs, Out: o.Out, Pacing: o.Pacing,
+		Only: o.Only, Gosh: selfBinary(), Stdout: o.Stdout, Progress: o.Stderr})
 }
 
 // traceProfile is a link that replays a Mahimahi delivery trace both ways:

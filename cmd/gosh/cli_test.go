@@ -494,6 +494,7 @@ func TestBenchTypingBadArgs(t *testing.T) {
 		{"missing trace", []string{"--trace", "/nonexistent/trace"}, "neither a built-in trace"},
 		{"missing workload", []string{"--workload", "/nonexistent/keys.json"}, "neither a built-in workload"},
 		{"unknown transport", []string{"--with", "telnet"}, "unknown transport"},
+		{"no runs", []string{"--runs", "0"}, "--runs must be 1 to 1000"},
 		{"stray argument", []string{"now"}, "unknown command or argument"},
 	}
 	for _, tc := range tests {
@@ -512,6 +513,39 @@ func TestBenchTypingBadArgs(t *testing.T) {
 			}
 			if _, ok := err.(*usageError); !ok {
 				t.Errorf("bench typing %q: err is %T, want *usageError", tc.args, err)
+			}
+		})
+	}
+}
+
+// TestBenchPaperBadArgs: an experiment --only does not know and a
+// negative --runs give one usage error each, naming what is wanted,
+// before anything runs.
+func TestBenchPaperBadArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown experiment", []string{"--only", "evdo,carrier-pigeon"}, `--only "carrier-pigeon" is not an experiment: want some of evdo, loss50, cs244-3g, cs244-wifi, flood, roaming`},
+		{"negative runs", []string{"--runs", "-1"}, "--runs must be 1 to 1000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := newBenchCmd(func(*BenchOptions) error { t.Fatal("reached micro"); return nil })
+			for _, c := range cmd.Commands() {
+				c.SetFlagErrorFunc(flagError)
+			}
+			cmd.SetArgs(append([]string{"paper"}, tc.args...))
+			cmd.SetOut(new(bytes.Buffer))
+			cmd.SetErr(new(bytes.Buffer))
+			cmd.SilenceErrors, cmd.SilenceUsage = true, true
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("bench paper %q: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, ok := err.(*usageError); !ok {
+				t.Errorf("bench paper %q: err is %T, want *usageError", tc.args, err)
 			}
 		})
 	}

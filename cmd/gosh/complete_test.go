@@ -35,6 +35,7 @@ func complete(t *testing.T, args ...string) []string {
 func TestCompleteHost(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // the home of os.UserHomeDir on Windows
 	ssh := filepath.Join(home, ".ssh")
 	for name, body := range map[string]string{
 		"config":           "Host gosh-test-alpha gosh-test-*.wild !gosh-test-neg\nInclude more/*\n",

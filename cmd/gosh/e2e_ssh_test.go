@@ -67,7 +67,12 @@ func newSSHRig(t *testing.T) *sshRig {
 // killServers ends, by pid, the gosh servers the test's sessions left.
 func (r *sshRig) killServers(t *testing.T) {
 	cmd := exec.Command(goshBin, "server", "list", "--json")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+r.runtime)
+	// The listing looks in the temporary directory's control directory
+	// too (where a daemon started without $XDG_RUNTIME_DIR puts its
+	// socket): an empty one here, or the list would hold every session
+	// of the user's, those of the tests running beside this one (and of
+	// whoever runs the tests) included, and they would be killed.
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+r.runtime, "TMPDIR="+t.TempDir())
 	out, err := cmd.Output()
 	if err != nil {
 		return

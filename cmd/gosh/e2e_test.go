@@ -38,6 +38,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goshBin = filepath.Join(dir, "gosh")
+	// The daemons the tests start keep their control sockets to
+	// themselves: not in the user's control directory, where the user's
+	// gosh sessions would list them (and --kill could end them).
+	runtime := filepath.Join(dir, "run")
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_RUNTIME_DIR", runtime)
 	args := []string{"build", "-o", goshBin}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -76,7 +85,7 @@ var localeEnv = []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TERM=xterm-256color"
 
 func startGoshServer(t *testing.T, extraEnv ...string) *e2etest.Server {
 	t.Helper()
-	argv := append([]string{goshBin, "server", "new", "-i", "127.0.0.1", "-p", "0", "--"}, shellArgv...)
+	argv := append([]string{goshBin, "server", "new", "-v", "-i", "127.0.0.1", "-p", "0", "--"}, shellArgv...)
 	return e2etest.StartServer(t, append(append([]string{}, localeEnv...), extraEnv...), argv...)
 }
 
@@ -517,7 +526,7 @@ func TestE2ETitlePrefix(t *testing.T) {
 // TestE2EIPv6: a session over ::1.
 func TestE2EIPv6(t *testing.T) {
 	t.Parallel()
-	argv := append([]string{goshBin, "server", "new", "-i", "::1", "-p", "0", "--"}, shellArgv...)
+	argv := append([]string{goshBin, "server", "new", "-v", "-i", "::1", "-p", "0", "--"}, shellArgv...)
 	server := e2etest.StartServer(t, localeEnv, argv...)
 	dir := t.TempDir()
 	client := fmt.Sprintf("MOSH_KEY=%s %s connect --direct ::1 %d", server.Key, goshBin, server.Port)
@@ -626,8 +635,14 @@ func TestE2EPortForwarding(t *testing.T) {
 	relay := e2etest.NewRelay(t, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), server.Port))
 	relay.SetLoss(0.02, 0.02)
 	dir := t.TempDir()
-	client := fmt.Sprintf("MOSH_KEY=%s %s connect -L %d:127.0.0.1:%d -D %d -R %d:127.0.0.1:%d --direct 127.0.0.1 %d",
-		server.Key, goshBin, lport, echo.Port(), dport, rport, echo.Port(), relay.Addr().Port())
+	client := fmt.Sprintf("MOSH_KEY=%s %s connect -v -L %d:127.0.0.1:%d -D %d -R %d:127.0.0.1:%d --direct 127.0.0.1 %d 2>%s/client.log",
+		server.Key, goshBin, lport, echo.Port(), dport, rport, echo.Port(), relay.Addr().Port(), dir)
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(dir + "/client.log")
+			t.Logf("the client's log:\n%s", log)
+		}
+	})
 	tm := e2etest.NewTmux(t, 80, 24, localeEnv, clientWrapper(dir, client)...)
 	tm.WaitForText(10*time.Second, prompt)
 

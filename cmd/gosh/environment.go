@@ -43,6 +43,9 @@ var environment = []envGroup{
 		{"GOSH_GATEWAY_PORTS", "where the server listens for -R, as --gateway-ports: no (the loopback address, whatever the client asks), clientspecified or yes (every interface); with the flag too, the stricter applies", "no"},
 		{"GOSH_ALLOW_AGENT_FORWARDING", "whether --forward-agent gives the program an agent socket, as --allow-agent-forwarding: yes or no; with the flag too, the stricter applies", "yes"},
 	}},
+	{"gosh bench", []envVar{
+		{"GOSH_TYPING_DEBUG", "set to anything: gosh bench typing and paper log, for each keystroke, the screens judged against the reference and why one was wrong", "unset"},
+	}},
 	{"internal", []envVar{
 		{"GOSH_PTY_HELPER", "set by gosh on Windows for its own pseudo-console helper process; not for users", "unset"},
 	}},

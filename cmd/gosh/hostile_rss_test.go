@@ -25,6 +25,7 @@ import (
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/stream"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -146,13 +147,13 @@ var clientAttacks = []struct {
 	}},
 	{"opens", "channel opens: 20 states of 50,000 the client refuses, never acknowledged", false, func(h *hostile) {
 		const service = "tcp:127.0.0.1:22"
-		per := vt.MaxChannelBacklog/(vt.ChannelMessageCost+len(service)) - 1000
-		prev, id := vt.NewComplete(80, 24), uint32(1)
+		per := statesync.MaxChannelBacklog/(statesync.ChannelMessageCost+len(service)) - 1000
+		prev, id := statesync.NewComplete(80, 24), uint32(1)
 		for n := range 20 {
 			next := prev.Clone()
 			next.TrimChannels(next.ChannelTotal())
 			for range per {
-				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(service)})
+				next.PushChannel(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(service)})
 				id += 2
 			}
 			h.send(ssp.Instruction{OldNum: uint64(n), NewNum: uint64(n + 1), ThrowawayNum: uint64(n), Diff: next.Diff(prev)})
@@ -162,8 +163,8 @@ var clientAttacks = []struct {
 	}},
 	{"scrollback", "scrollback: 20 states of 40,000 lines, faster than the terminal takes them", true, func(h *hostile) {
 		text := []byte(strings.Repeat("x", 40))
-		per := vt.MaxScrollBacklog/(vt.ScrollLineCost+len(text)) - 100
-		prev, line := vt.NewComplete(80, 24), uint64(0)
+		per := statesync.MaxScrollBacklog/(statesync.ScrollLineCost+len(text)) - 100
+		prev, line := statesync.NewComplete(80, 24), uint64(0)
 		for n := range 20 {
 			if h.stopped.Load() {
 				return
@@ -183,8 +184,8 @@ var clientAttacks = []struct {
 }
 
 // screenStates sends state 1, the largest screen, and returns it.
-func screenStates(h *hostile) *vt.Complete {
-	base := vt.NewComplete(80, 24)
+func screenStates(h *hostile) *statesync.Complete {
+	base := statesync.NewComplete(80, 24)
 	one := base.Clone()
 	one.Resize(vt.MaxCols, vt.MaxRows)
 	h.send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(base)})
@@ -252,9 +253,9 @@ var serverAttacks = []struct {
 	}},
 	{"opens", "channel opens: 20 states of 50,000 the server refuses, never acknowledged", false, func(h *hostile) {
 		const service = "agent" // a server offers it only to its own program
-		per := vt.MaxChannelBacklog/(vt.ChannelMessageCost+len(service)) - 1000
-		prev, id, num := vt.NewUserStream(), uint32(2), uint64(0)
-		send := func(next *vt.UserStream) {
+		per := statesync.MaxChannelBacklog/(statesync.ChannelMessageCost+len(service)) - 1000
+		prev, id, num := statesync.NewUserStream(), uint32(2), uint64(0)
+		send := func(next *statesync.UserStream) {
 			h.send(ssp.Instruction{OldNum: num, NewNum: num + 1, ThrowawayNum: num, Diff: next.Diff(prev)})
 			prev, num = next, num+1
 		}
@@ -262,7 +263,7 @@ var serverAttacks = []struct {
 			next := prev.Clone()
 			next.Subtract(next)
 			for range per {
-				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(service)})
+				next.PushChannel(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(service)})
 				id += 2
 			}
 			send(next)
@@ -307,10 +308,10 @@ func streamFlood(h *hostile) {
 }
 
 // userStates sends state 1, one key, and returns it.
-func userStates(h *hostile) *vt.UserStream {
-	one := vt.NewUserStream()
+func userStates(h *hostile) *statesync.UserStream {
+	one := statesync.NewUserStream()
 	one.PushKeys([]byte("x"))
-	h.send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(vt.NewUserStream())})
+	h.send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(statesync.NewUserStream())})
 	time.Sleep(50 * time.Millisecond)
 	return one
 }

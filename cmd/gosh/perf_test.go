@@ -18,6 +18,7 @@ import (
 	"github.com/gosh-term/gosh/internal/e2etest"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -269,7 +270,7 @@ func hostileServerRSS(b *testing.B, argv func(port int) []string, states int) in
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
-	base := vt.NewComplete(80, 24)
+	base := statesync.NewComplete(80, 24)
 	one := base.Clone()
 	one.Resize(vt.MaxCols, vt.MaxRows)
 	send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(base)})

@@ -47,7 +47,7 @@ func TestPickRecord(t *testing.T) {
 // new key) removes this machine's detached records of the same session on
 // the same host, which could no longer resume it, and nothing else.
 func TestForgetSession(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	isolateState(t)
 	dir, err := resume.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestForgetSession(t *testing.T) {
 // with one line naming the session and what to do, not that line and the
 // firewall advice meant for a server never reached; its record is gone.
 func TestResumedGone(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	isolateState(t)
 	dir, err := resume.Dir()
 	if err != nil {
 		t.Fatal(err)
@@ -110,4 +110,12 @@ func TestResumedGone(t *testing.T) {
 	if recs, _ := resume.List(dir, ""); len(recs) != 0 {
 		t.Errorf("records left: %+v", recs)
 	}
+}
+
+// isolateState gives the test a state directory of its own for the saved
+// sessions: $XDG_STATE_HOME on Unix, %LOCALAPPDATA% on Windows.
+func isolateState(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	t.Setenv("LOCALAPPDATA", dir)
 }

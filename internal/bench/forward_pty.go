@@ -78,7 +78,8 @@ func forwardSSH(ctx context.Context, link linkem.Profile, size int, seed uint64,
 			return p
 		}
 	}
-	n, err := sshlink.NewNet(mk(link.Up, seed), mk(link.Down, seed+1))
+	up, down := linkem.DirectionSeeds(seed)
+	n, err := sshlink.NewNet(mk(link.Up, up), mk(link.Down, down))
 	if err != nil {
 		return ForwardResult{}, err
 	}

@@ -17,6 +17,7 @@ import (
 // transports carry the data intact (Forward checks every byte) and time
 // every round trip; the table names both.
 func TestForwardQuick(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	link, err := linkem.LookupProfile("lan")
 	if err != nil {
 		t.Fatal(err)

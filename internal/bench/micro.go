@@ -11,6 +11,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -196,11 +197,11 @@ func echoBench(b *testing.B, measureReceive bool) {
 	now := time.Unix(1000, 0)
 	srvAddr := netip.MustParseAddrPort("127.0.0.1:60001")
 	cliAddr := netip.MustParseAddrPort("127.0.0.1:50000")
-	cli, err := ssp.NewTransport(ssp.Config{Key: key, Remote: srvAddr}, vt.NewUserStream(), vt.NewComplete(80, 24), now)
+	cli, err := ssp.NewTransport(ssp.Config{Key: key, Remote: srvAddr}, statesync.NewUserStream(), statesync.NewComplete(80, 24), now)
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(80, 24), vt.NewUserStream(), now)
+	srv, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, statesync.NewComplete(80, 24), statesync.NewUserStream(), now)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -86,6 +86,26 @@ func (m *mirror) waitFor(timeout time.Duration, cond func(*vt.Framebuffer) bool)
 	}
 }
 
+// changedAfter waits until output arrives after t, at most timeout, and
+// reports whether it did.
+func (m *mirror) changedAfter(t time.Time, timeout time.Duration) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		m.mu.Lock()
+		last, ch := m.last, m.changed
+		m.mu.Unlock()
+		if last.After(t) {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
 // quiet waits until no output has arrived for d, at most max.
 func (m *mirror) quiet(d, max time.Duration) { m.quietAfter(time.Time{}, d, max) }
 

@@ -22,3 +22,29 @@ func TestMirrorQuietAfter(t *testing.T) {
 		t.Fatalf("the screen shows %q, want the echo", got)
 	}
 }
+
+// TestMirrorChangedAfter: an echo later than the settling time (a loaded
+// machine) is waited for; with none, the wait ends at its timeout.
+func TestMirrorChangedAfter(t *testing.T) {
+	m := newMirror(20, 2, false)
+	m.Write([]byte("$ "))
+	typed := time.Now()
+	go func() {
+		time.Sleep(80 * time.Millisecond)
+		m.Write([]byte("x"))
+	}()
+	if !m.changedAfter(typed, 2*time.Second) {
+		t.Fatal("changedAfter missed the echo")
+	}
+	m.quietAfter(typed, 40*time.Millisecond, 5*time.Second)
+	if got := m.screen().Row(0).Text(); got[:3] != "$ x" {
+		t.Fatalf("the screen shows %q, want the echo", got)
+	}
+	start := time.Now()
+	if m.changedAfter(time.Now(), 50*time.Millisecond) {
+		t.Error("changedAfter saw a change that did not happen")
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("changedAfter gave up after %v, want its 50 ms", d)
+	}
+}

@@ -19,57 +19,92 @@ import (
 
 // PaperOptions configure [Paper].
 type PaperOptions struct {
-	// Quick runs fewer keystrokes and fewer experiments (under 2 minutes).
+	// Quick runs fewer keystrokes, fewer experiments and one run (a few
+	// minutes).
 	Quick bool
 	// Seed makes the links' randomness repeatable.
 	Seed uint64
+	// Runs is how many times each transport runs each experiment, one
+	// seed after another; 0 means paperRuns, or 1 with Quick.
+	Runs int
 	// Out is the directory the SVG figures are written to.
 	Out string
 	// Pacing is the gosh transports' pacing (ssp.Pacing).
 	Pacing ssp.Pacing
+	// Gosh is the gosh binary, run as a user runs it (see
+	// TypingOptions.Gosh); "" runs gosh's loops in this process.
+	Gosh string
+	// Only, if not empty, names the experiments to run, of
+	// PaperExperiments; each keeps the seeds it has in a whole run.
+	Only []string
 	// Stdout receives the report, Progress a line per step.
 	Stdout, Progress io.Writer
 }
 
-// Keystrokes of this system's shell workload ([workload.Default]) typed
-// per experiment.
+// Keystrokes of each workload typed per experiment by a --quick run
+// (otherwise, all of them), and the runs of each experiment.
 const (
-	paperKeys      = 100
 	paperQuickKeys = 20
+	paperRuns      = 5
 )
+
+// paperWorkloads are typed in every typing experiment, one table each:
+// this system's shell workload whole, and the workload of traps for a
+// prediction engine beside it.
+func paperWorkloads() []string { return []string{workload.Default(), "traps"} }
 
 // experiment is one typing figure of the paper or of CS244's reproduction.
 type experiment struct {
 	name, link string
 	with       []string
 	quick      bool // part of a --quick run
-	// published are the figures the paper reports, by transport.
-	published map[string]string
+	// published are the figures the paper reports, said as the paper
+	// says them.
+	published string
 }
 
 // experiments: the Mosh paper (Winstein & Balakrishnan, USENIX ATC 2012),
 // section 4: keystroke response over Sprint's EV-DO network (Figure 2)
 // and with 50 % round-trip loss; and the Stanford CS244 reproduction's 3G
-// and Wi-Fi links.
+// and Wi-Fi links. Stock Mosh runs in every one of them.
 var experiments = []experiment{
 	{name: "EV-DO (paper, Figure 2)", link: "evdo", with: []string{TransportSSH, TransportGosh, TransportMosh}, quick: true,
-		published: map[string]string{
-			TransportSSH:  "median 503 ms",
-			TransportGosh: "Mosh: median < 5 ms, 70 % within 5 ms, 0.9 % wrong",
-			TransportMosh: "median < 5 ms, 70 % within 5 ms, 0.9 % wrong",
-		}},
-	{name: "50 % round-trip loss (paper)", link: "loss50", with: []string{TransportSSH, TransportGoshNoPredict, TransportGosh}, quick: true,
-		published: map[string]string{
-			TransportSSH:           "median 416 ms, mean 16.8 s",
-			TransportGoshNoPredict: "Mosh without prediction: median 222 ms, mean 329 ms",
-		}},
+		published: "SSH median 503 ms; Mosh median < 5 ms, 70 % of keystrokes shown within 5 ms, 0.9 % shown wrongly"},
+	{name: "50 % round-trip loss (paper)", link: "loss50",
+		with: []string{TransportSSH, TransportGoshNoPredict, TransportMoshNoPredict, TransportGosh, TransportMosh}, quick: true,
+		published: "SSH median 416 ms, mean 16.8 s; Mosh without prediction median 222 ms, mean 329 ms"},
 	{name: "CS244 3G", link: "cs244-3g", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 	{name: "CS244 Wi-Fi", link: "cs244-wifi", with: []string{TransportSSH, TransportGosh, TransportMosh}},
 }
 
+// The experiments that are not typing, by their names in
+// PaperOptions.Only.
+const (
+	paperFloodName = "flood"
+	paperRoamName  = "roaming"
+)
+
+// PaperExperiments are the names of the paper's experiments, as
+// PaperOptions.Only takes them: the typing experiments by their links,
+// then the flood and roaming.
+func PaperExperiments() []string {
+	var names []string
+	for _, e := range experiments {
+		names = append(names, e.link)
+	}
+	return append(names, paperFloodName, paperRoamName)
+}
+
+// paperOthersWith are the transports of the experiments that are not
+// typing (interrupting a flood, roaming).
+var paperOthersWith = []string{TransportSSH, TransportGosh, TransportMosh}
+
+// paperSource labels the published figures.
+const paperSource = "Mosh paper, 2012 (published, not measured here)"
+
 // Paper runs the paper's experiments one after another and reports each
-// beside the published figures: the typing figures, then interrupting a
-// flood and roaming.
+// beside the published figures: the typing figures (each workload, each
+// transport, each run), then interrupting a flood and roaming.
 func Paper(ctx context.Context, o PaperOptions) error {
 	progress := o.Progress
 	if progress == nil {
@@ -77,69 +112,126 @@ func Paper(ctx context.Context, o PaperOptions) error {
 	}
 	out := o.Stdout
 	started := time.Now()
-	fmt.Fprintf(out, "gosh bench paper: machine %s, seed %d\n", Machine(), o.Seed)
-	w, err := workload.Lookup(workload.Default())
-	if err != nil {
-		return err
+	runs := o.Runs
+	switch {
+	case runs <= 0 && o.Quick:
+		runs = 1
+	case runs <= 0:
+		runs = paperRuns
 	}
-	keys := paperKeys
+	keys := 0
 	if o.Quick {
 		keys = paperQuickKeys
 	}
-	tb, why, err := newTypingBench(ctx, w, keys, progress)
+	for _, name := range o.Only {
+		if !slices.Contains(PaperExperiments(), name) {
+			return fmt.Errorf("bench: no experiment %q: want one of %s", name, strings.Join(PaperExperiments(), ", "))
+		}
+	}
+	chosen := func(name string) bool { return len(o.Only) == 0 || slices.Contains(o.Only, name) }
+	cfg := transportConfig{pacing: o.Pacing, gosh: o.Gosh}
+	fmt.Fprintln(out, paperHeader(Machine(), runs, o.Seed))
+	fmt.Fprintf(out, "gosh's pacing: %v; gosh runs as %s\n", o.Pacing, goshHow(cfg))
+	if len(o.Only) > 0 {
+		fmt.Fprintf(out, "only the experiments %s (of %s)\n", strings.Join(o.Only, ", "), strings.Join(PaperExperiments(), ", "))
+	}
+	var benches []*typingBench
+	for _, name := range paperWorkloads() {
+		w, err := workload.Lookup(name)
+		if err != nil {
+			return err
+		}
+		tb, why, err := newTypingBench(ctx, w, keys, progress)
+		if err != nil {
+			return err
+		}
+		if tb == nil {
+			fmt.Fprintf(out, "the %s workload: skipped: %s\n", name, why)
+			continue
+		}
+		defer tb.close()
+		tb.cfg = cfg
+		benches = append(benches, tb)
+	}
+	if len(benches) == 0 {
+		return errors.New("bench: no workload can run here")
+	}
+	for i, e := range experiments {
+		if o.Quick && !e.quick || !chosen(e.link) {
+			continue
+		}
+		if err := paperExperiment(ctx, e, benches, experimentSeed(o.Seed, i), runs, o.Out, out); err != nil {
+			return err
+		}
+	}
+	if chosen(paperFloodName) {
+		if err := paperFlood(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
+			return err
+		}
+	}
+	if chosen(paperRoamName) {
+		if err := paperRoam(ctx, benches[0], paperOthersWith, o.Seed, runs, out, progress); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
+	return nil
+}
+
+// experimentSeed is the seed of the first run of the i-th experiment
+// when the first experiment's is seed.
+func experimentSeed(seed uint64, i int) uint64 { return seed + uint64(i)*100_000 }
+
+// paperHeader is the report's first line: the machine, the runs, and the
+// seed the experiments' seeds are derived from (each table names its
+// own).
+func paperHeader(machine string, runs int, seed uint64) string {
+	return fmt.Sprintf("gosh bench paper: machine %s, %d run(s) of each experiment from seed %d (each table names its seeds)", machine, runs, seed)
+}
+
+// goshHow says how the gosh rows run.
+func goshHow(c transportConfig) string {
+	if c.gosh != "" && goshBinarySupported {
+		return "the binary, as a user runs it (gosh server new; gosh connect --direct in a pseudo-terminal)"
+	}
+	return "its client and server loops in this process"
+}
+
+// paperExperiment types each workload over e's link, runs times, and
+// reports a table and a figure per workload.
+func paperExperiment(ctx context.Context, e experiment, benches []*typingBench, seed uint64, runs int, dir string, out io.Writer) error {
+	link, err := linkem.LookupProfile(e.link)
 	if err != nil {
 		return err
 	}
-	if tb == nil {
-		return fmt.Errorf("bench: the %s workload cannot run: %s", w.Name, why)
+	fmt.Fprintf(out, "\n%s: %s\n", e.name, link.Description)
+	if e.published != "" {
+		fmt.Fprintf(out, "  %s: %s\n", paperSource, e.published)
 	}
-	defer tb.close()
-	tb.pacing = o.Pacing
-	fmt.Fprintf(out, "gosh's pacing: %v\n", o.Pacing)
-	for i, e := range experiments {
-		if o.Quick && !e.quick {
-			continue
-		}
-		link, err := linkem.LookupProfile(e.link)
+	for _, tb := range benches {
+		results, err := tb.run(ctx, link, e.with, seed, runs)
 		if err != nil {
 			return err
 		}
-		with := e.with
-		if o.Quick {
-			with = slices.DeleteFunc(slices.Clone(with), func(t string) bool { return t == TransportMosh })
-		}
-		results, err := tb.run(ctx, link, with, o.Seed+uint64(i)*100_000)
-		if err != nil {
-			return err
-		}
-		title := fmt.Sprintf("%s: %s, %d keystrokes of the %s workload", e.name, link.Description, len(tb.w.Keys), tb.w.Name)
-		fmt.Fprintln(out)
+		title := fmt.Sprintf("\n%s workload, %d keystrokes, %s:", tb.w.Name, len(tb.w.Keys), seedsText(seed, runs))
 		if err := writeResults(out, title, results); err != nil {
 			return err
 		}
-		for _, r := range results {
-			if p := e.published[r.Transport]; p != "" {
-				fmt.Fprintf(out, "  published, %s: %s\n", r.Transport, p)
-			}
+		name := "paper-" + e.link
+		if tb.w.Name != workload.Default() {
+			name += "-" + tb.w.Name
 		}
-		svg := filepath.Join(o.Out, "paper-"+e.link+".svg")
-		short := fmt.Sprintf("%s, %d keystrokes", e.name, len(tb.w.Keys))
-		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, short, seriesOf(rowsOf(results))) }); err != nil {
+		svg, data := filepath.Join(dir, name+".svg"), filepath.Join(dir, name+".json")
+		short := fmt.Sprintf("%s, %s workload, %d keystrokes × %d runs", e.name, tb.w.Name, len(tb.w.Keys), runs)
+		rows := rowsOf(results)
+		if err := writeFile(svg, func(w io.Writer) error { return report.WriteCDF(w, short, seriesOf(rows)) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "  figure: %s\n", svg)
+		if err := writeFile(data, func(w io.Writer) error { return report.WriteJSON(w, short, rows) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  figure: %s (data: %s)\n", svg, data)
 	}
-	with := []string{TransportSSH, TransportGosh, TransportMosh}
-	if o.Quick {
-		with = []string{TransportSSH, TransportGosh}
-	}
-	if err := paperFlood(ctx, tb, with, o.Seed, out, progress); err != nil {
-		return err
-	}
-	if err := paperRoam(ctx, tb, with, o.Seed, out, progress); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\ntotal time %v\n", time.Since(started).Round(time.Second))
 	return nil
 }
 
@@ -153,25 +245,66 @@ const (
 // paperFlood: over CS244's 3G link, start a flood of output, press Ctrl-C
 // after floodRun, and time until the prompt is back (Mosh's "Control-C
 // works" claim: the client does not have to receive the flood's backlog).
-func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64, out, progress io.Writer) error {
+// Run r of every transport uses seed+r.
+func paperFlood(ctx context.Context, tb *typingBench, with []string, seed uint64, runs int, out, progress io.Writer) error {
 	link, err := linkem.LookupProfile("cs244-3g")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s)\n", strings.TrimSpace(floodKeys[shellOf(&tb.w)]), floodRun, link.Name, link.Description)
-	fmt.Fprintf(out, "%-16s %-16s %s\n", "transport", "Ctrl-C to prompt", "bottleneck queue (max)")
-	for i, name := range with {
-		d, q, err := floodOnce(ctx, tb, name, link, seed+uint64(i)*7, progress)
-		switch {
-		case err != nil:
-			fmt.Fprintf(out, "%-16s %s\n", name, err)
-		case d < 0:
-			fmt.Fprintf(out, "%-16s %-16s %.0f ms\n", name, fmt.Sprintf("not within %v", promptWait), q.Seconds()*1000)
-		default:
-			fmt.Fprintf(out, "%-16s %-16s %.0f ms\n", name, fmt.Sprintf("%.3f s", d.Seconds()), q.Seconds()*1000)
+	fmt.Fprintf(out, "\nInterrupting a flood: %q for %v, then Ctrl-C, over %s (%s), %s\n",
+		strings.TrimSpace(floodKeys[shellOf(&tb.w)]), floodRun, link.Name, link.Description, seedsText(seed, runs))
+	fmt.Fprintf(out, "%-16s %-28s %s\n", "transport", "Ctrl-C to prompt", "bottleneck queue (max)")
+	for _, name := range with {
+		var prompt, queue []time.Duration
+		var failed error
+		for r := range runs {
+			d, q, err := floodOnce(ctx, tb, name, link, seed+uint64(r), progress)
+			if err != nil {
+				failed = err
+				break
+			}
+			prompt, queue = append(prompt, d), append(queue, q)
 		}
+		if failed != nil {
+			fmt.Fprintf(out, "%-16s %s\n", name, failed)
+			continue
+		}
+		fmt.Fprintf(out, "%-16s %-28s %s\n", name, timings(prompt, fmt.Sprintf("not within %v", promptWait)), queueTimings(queue))
 	}
 	return nil
+}
+
+// timings is the median of ds in seconds and, over several, their range;
+// a negative one did not happen, and counts as never.
+func timings(ds []time.Duration, never string) string {
+	var ok []time.Duration
+	for _, d := range ds {
+		if d >= 0 {
+			ok = append(ok, d)
+		}
+	}
+	switch {
+	case len(ok) == 0:
+		return never
+	case len(ds) == 1:
+		return fmt.Sprintf("%.3f s", ok[0].Seconds())
+	}
+	r := extent(ok)
+	s := fmt.Sprintf("%.3f s (%.3f–%.3f)", middle(ok).Seconds(), r[0].Seconds(), r[1].Seconds())
+	if n := len(ds) - len(ok); n > 0 {
+		s += fmt.Sprintf(", %d of %d runs %s", n, len(ds), never)
+	}
+	return s
+}
+
+// queueTimings is the median of qs in milliseconds and, over several,
+// their range.
+func queueTimings(qs []time.Duration) string {
+	if len(qs) == 1 {
+		return fmt.Sprintf("%.0f ms", qs[0].Seconds()*1000)
+	}
+	r := extent(qs)
+	return fmt.Sprintf("%.0f ms (%.0f–%.0f)", middle(qs).Seconds()*1000, r[0].Seconds()*1000, r[1].Seconds()*1000)
 }
 
 // floodOnce returns the time from Ctrl-C to the prompt (negative if it did
@@ -213,24 +346,36 @@ func atPrompt(fb *vt.Framebuffer) bool {
 // paperRoam: over EV-DO, the client moves to a new address (the relay's
 // side facing the server is rebound, as a NAT rebinding or a move to
 // another network looks to the server); then a command is typed, and the
-// time from its Enter to its output is measured.
-func paperRoam(ctx context.Context, tb *typingBench, with []string, seed uint64, out, progress io.Writer) error {
+// time from its Enter to its output is measured. Run r of every transport
+// uses seed+r.
+func paperRoam(ctx context.Context, tb *typingBench, with []string, seed uint64, runs int, out, progress io.Writer) error {
 	link, err := linkem.LookupProfile("evdo")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nRoaming: the client moves to a new address, then runs a command, over %s (%s)\n", link.Name, link.Description)
+	fmt.Fprintf(out, "\nRoaming: the client moves to a new address, then runs a command, over %s (%s), %s\n",
+		link.Name, link.Description, seedsText(seed, runs))
 	fmt.Fprintf(out, "%-16s %s\n", "transport", "Enter to output after the move")
-	for i, name := range with {
-		d, err := roamOnce(ctx, tb, name, link, seed+uint64(i)*11, progress)
-		switch {
-		case err != nil:
-			fmt.Fprintf(out, "%-16s %s\n", name, err)
-		case d < 0:
-			fmt.Fprintf(out, "%-16s never (no output within %v: a TCP connection is bound to the old address)\n", name, roamWait)
-		default:
-			fmt.Fprintf(out, "%-16s %.3f s\n", name, d.Seconds())
+	for _, name := range with {
+		var ds []time.Duration
+		var failed error
+		for r := range runs {
+			d, err := roamOnce(ctx, tb, name, link, seed+uint64(r), progress)
+			if err != nil {
+				failed = err
+				break
+			}
+			ds = append(ds, d)
 		}
+		if failed != nil {
+			fmt.Fprintf(out, "%-16s %s\n", name, failed)
+			continue
+		}
+		never := fmt.Sprintf("never (no output within %v: a TCP connection is bound to the old address)", roamWait)
+		if name != TransportSSH {
+			never = fmt.Sprintf("never (no output within %v)", roamWait)
+		}
+		fmt.Fprintf(out, "%-16s %s\n", name, timings(ds, never))
 	}
 	return nil
 }
@@ -281,7 +426,7 @@ func roamOnce(ctx context.Context, tb *typingBench, name string, link linkem.Pro
 // workload's fresh directory, and waits for its first screen. An error
 // that starts with "skipped:" says the transport cannot run here.
 func (tb *typingBench) open(ctx context.Context, experiment, name string, link linkem.Profile, seed uint64, progress io.Writer) (live, error) {
-	start, err := starterFor(name, tb.pacing)
+	start, err := tb.starter(name)
 	if err != nil {
 		return nil, fmt.Errorf("skipped: %v", err)
 	}

@@ -44,8 +44,9 @@ type remoteSpec struct {
 type live interface {
 	typeKeys(b []byte) error
 	screen() *mirror
-	// wire returns the bytes that crossed the link so far, both ways
-	// (IP packets for ssh, UDP payloads for gosh and mosh).
+	// wire returns the bytes that crossed the link so far, both ways:
+	// whole IP packets (for gosh and mosh, UDP payloads with their IP
+	// and UDP headers).
 	wire() int64
 	// queue returns the longest time a packet spent in the link's
 	// bottleneck so far, either way (waiting and being transmitted).
@@ -64,19 +65,35 @@ type live interface {
 // starter starts a transport over a link.
 type starter func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error)
 
+// transportConfig is how the gosh transports run.
+type transportConfig struct {
+	// pacing is the gosh transports' pacing.
+	pacing ssp.Pacing
+	// gosh is the gosh binary, run as a user runs it (gosh server new,
+	// gosh connect --direct in a pty); "" runs the client and server
+	// loops in this process.
+	gosh string
+}
+
+// predicts reports whether the named transport has a prediction engine
+// (speculative local echo): only then can it show a wrong prediction.
+func predicts(name string) bool { return name == TransportGosh || name == TransportMosh }
+
 // starterFor returns how to start the named transport, or an error saying
 // why it cannot run here.
-func starterFor(name string, pacing ssp.Pacing) (starter, error) {
+func starterFor(name string, c transportConfig) (starter, error) {
 	switch name {
 	case TransportSSH:
 		return startSSH, nil
-	case TransportGosh:
+	case TransportGosh, TransportGoshNoPredict:
+		withPrediction := name == TransportGosh
+		if c.gosh != "" && goshBinarySupported {
+			return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
+				return startGoshBinary(ctx, spec, link, seed, c.gosh, withPrediction, c.pacing)
+			}, nil
+		}
 		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
-			return startGosh(ctx, spec, link, seed, true, pacing)
-		}, nil
-	case TransportGoshNoPredict:
-		return func(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64) (live, error) {
-			return startGosh(ctx, spec, link, seed, false, pacing)
+			return startGosh(ctx, spec, link, seed, withPrediction, c.pacing)
 		}, nil
 	case TransportOpenSSH:
 		if runtime.GOOS == "windows" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/gosh-term/gosh/internal/linkem"
+	"github.com/gosh-term/gosh/internal/ssp"
 )
 
 // startMosh: stock Mosh's server and client run on Unix only.
@@ -24,3 +25,13 @@ func startOpenSSH(context.Context, remoteSpec, linkem.Profile, uint64) (live, er
 	_, _, err := opensshTools()
 	return nil, err
 }
+
+// startGoshBinary: the gosh binary's transport (gosh server new, gosh
+// connect --direct in a pty) runs on Unix only; elsewhere the gosh rows
+// run the session loops in this process.
+func startGoshBinary(context.Context, remoteSpec, linkem.Profile, uint64, string, bool, ssp.Pacing) (live, error) {
+	return nil, errors.New("the gosh binary's transport runs on Unix only")
+}
+
+// goshBinarySupported: see startGoshBinary.
+const goshBinarySupported = false

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,38 +19,102 @@ import (
 	"github.com/gosh-term/gosh/internal/connectline"
 	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/pty"
+	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
 )
 
-// moshLive is stock mosh-server and mosh-client, the client in a pty of
-// its own, with the link in a loopback relay between their UDP sockets.
-type moshLive struct {
+// programLive is a server program that prints a CONNECT line and detaches
+// (mosh-server new, gosh server new) and a client program in a pty of its
+// own (mosh-client, gosh connect --direct), as a user runs them, with the
+// link in a loopback relay between their UDP sockets.
+type programLive struct {
 	m         *mirror
 	client    *pty.Program
 	relay     *linkem.UDPRelay
 	serverPID int
 	copied    chan struct{}
+	name      string // the client program, for errors
+	about     string // note
+	side      string // a directory of the run's own, removed by close
 }
 
+// programs says how to start one kind of programLive.
+type programs struct {
+	// server is the server's command line before "--" and the program.
+	server []string
+	// serverEnv is added to the program's environment for the server.
+	serverEnv []string
+	// client is the client's command line, given the relay's address.
+	client func(host, port string) []string
+	// clientEnv is added to the client's environment.
+	clientEnv []string
+	// note describes the transport for the report.
+	note string
+}
+
+// startMosh runs stock mosh-server and mosh-client.
 func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, predictionDisplay string) (live, error) {
-	args := []string{"new", "-i", "127.0.0.1", "-c", "256", "-l", "LANG=C.UTF-8", "--"}
-	cmd := exec.CommandContext(ctx, "mosh-server", append(args, spec.Argv...)...)
-	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	return startPrograms(ctx, spec, link, seed, programs{
+		server:    []string{"mosh-server", "new", "-i", "127.0.0.1", "-c", "256", "-l", "LANG=C.UTF-8"},
+		client:    func(host, port string) []string { return []string{"mosh-client", host, port} },
+		clientEnv: []string{"MOSH_PREDICTION_DISPLAY=" + predictionDisplay},
+		note:      moshVersion(),
+	})
+}
+
+// startGoshBinary runs the gosh binary exe as a user does: "gosh server
+// new" and "gosh connect --direct" (the two halves of gosh connect).
+func startGoshBinary(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, exe string, withPrediction bool, pacing ssp.Pacing) (live, error) {
+	mode := "adaptive"
+	if !withPrediction {
+		mode = "never"
+	}
+	return startPrograms(ctx, spec, link, seed, programs{
+		server: []string{exe, "server", "new", "-i", "127.0.0.1", "-p", "0", "-c", "256", "-l", "LANG=C.UTF-8",
+			"--pacing", pacing.String()},
+		client: func(host, port string) []string {
+			return []string{exe, "connect", "--direct", "--predict", mode, "--pacing", pacing.String(), host, port}
+		},
+		note: "gosh server new and gosh connect --direct (" + goshVersion(exe) + "), as a user runs them",
+	})
+}
+
+// startPrograms starts the server, the relay and the client. It reads as
+// the sequence of steps it is, each undone by close if a later one fails;
+// hence its length.
+func startPrograms(ctx context.Context, spec remoteSpec, link linkem.Profile, seed uint64, p programs) (live, error) {
+	side, err := os.MkdirTemp("", "gosh-bench-side-")
+	if err != nil {
+		return nil, err
+	}
+	// The programs' own files (gosh's session records and control
+	// sockets) go in a directory of their own, not in the workload's.
+	for _, d := range []string{"run", "state"} {
+		if err := os.Mkdir(filepath.Join(side, d), 0o700); err != nil {
+			os.RemoveAll(side)
+			return nil, err
+		}
+	}
+	xdg := []string{"XDG_RUNTIME_DIR=" + filepath.Join(side, "run"), "XDG_STATE_HOME=" + filepath.Join(side, "state")}
+	cmd := exec.CommandContext(ctx, p.server[0], append(append(p.server[1:], "--"), spec.Argv...)...)
+	cmd.Env, cmd.Dir = append(append(append([]string(nil), spec.Env...), xdg...), p.serverEnv...), spec.Dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		os.RemoveAll(side)
 		return nil, err
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting mosh-server: %w", err)
+		os.RemoveAll(side)
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(p.server[0]), err)
 	}
 	var port uint16
 	var key sspcrypto.Key
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if p, k, ok := connectline.Parse(sc.Text()); ok {
-			port, key = p, k
+		if pt, k, ok := connectline.Parse(sc.Text()); ok {
+			port, key = pt, k
 		}
 	}
 	_ = cmd.Wait() // it forks the server and exits
@@ -63,60 +128,63 @@ func startMosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 		if pid != 0 {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		}
-		return nil, fmt.Errorf("mosh-server printed no CONNECT line: %s", strings.TrimSpace(stderr.String()))
+		os.RemoveAll(side)
+		return nil, fmt.Errorf("%s printed no CONNECT line: %s", filepath.Base(p.server[0]), strings.TrimSpace(stderr.String()))
 	}
-	mo := &moshLive{m: newMirror(spec.Cols, spec.Rows, true), serverPID: pid, copied: make(chan struct{})}
-	if mo.relay, err = linkem.NewUDPRelay(netip.AddrPortFrom(loopback, port), link, seed); err != nil {
-		mo.close()
+	pl := &programLive{m: newMirror(spec.Cols, spec.Rows, true), serverPID: pid, copied: make(chan struct{}),
+		name: filepath.Base(p.client("", "")[0]), about: p.note, side: side}
+	if pl.relay, err = linkem.NewUDPRelay(netip.AddrPortFrom(loopback, port), link, seed); err != nil {
+		pl.close()
 		return nil, err
 	}
-	env := append(os.Environ()[:0:0], "TERM=xterm-256color", "LANG=C.UTF-8", "MOSH_KEY="+key.Base64(),
-		"MOSH_PREDICTION_DISPLAY="+predictionDisplay, "HOME="+spec.Dir, "PATH="+os.Getenv("PATH"))
-	a := mo.relay.Addr()
-	mo.client, err = pty.Start(pty.Spec{Command: []string{"mosh-client", a.Addr().String(), fmt.Sprint(a.Port())},
-		Env: env, Dir: spec.Dir, Cols: spec.Cols, Rows: spec.Rows})
+	env := append(append([]string{"TERM=xterm-256color", "LANG=C.UTF-8", "MOSH_KEY=" + key.Base64(),
+		"HOME=" + side, "PATH=" + os.Getenv("PATH")}, xdg...), p.clientEnv...)
+	a := pl.relay.Addr()
+	pl.client, err = pty.Start(pty.Spec{Command: p.client(a.Addr().String(), fmt.Sprint(a.Port())),
+		Env: env, Dir: side, Cols: spec.Cols, Rows: spec.Rows})
 	if err != nil {
-		mo.close()
+		pl.close()
 		return nil, err
 	}
-	mo.m.reply = func(b []byte) { _, _ = mo.client.Write(b) }
+	pl.m.reply = func(b []byte) { _, _ = pl.client.Write(b) }
 	go func() {
-		defer close(mo.copied)
-		_, _ = io.Copy(mo.m, mo.client)
+		defer close(pl.copied)
+		_, _ = io.Copy(pl.m, pl.client)
 	}()
-	return mo, nil
+	return pl, nil
 }
 
-func (mo *moshLive) typeKeys(b []byte) error {
-	_, err := mo.client.Write(b)
+func (pl *programLive) typeKeys(b []byte) error {
+	_, err := pl.client.Write(b)
 	if errors.Is(err, os.ErrClosed) {
-		return errors.New("mosh-client ended")
+		return errors.New(pl.name + " ended")
 	}
 	return err
 }
 
-func (mo *moshLive) screen() *mirror { return mo.m }
+func (pl *programLive) screen() *mirror { return pl.m }
 
-func (mo *moshLive) ended() bool { return isClosed(mo.copied) }
+func (pl *programLive) ended() bool { return isClosed(pl.copied) }
 
-func (mo *moshLive) note() string { return moshVersion() }
-func (mo *moshLive) wire() int64  { return udpWire(mo.relay.Stats()) }
-func (mo *moshLive) queue() time.Duration {
-	return relayQueue(mo.relay.Stats())
+func (pl *programLive) note() string { return pl.about }
+func (pl *programLive) wire() int64  { return udpWire(pl.relay.Stats()) }
+func (pl *programLive) queue() time.Duration {
+	return relayQueue(pl.relay.Stats())
 }
-func (mo *moshLive) roam() bool { return mo.relay.Rebind() == nil }
+func (pl *programLive) roam() bool { return pl.relay.Rebind() == nil }
 
-func (mo *moshLive) close() {
-	if mo.client != nil {
-		mo.client.Close()
-		<-mo.copied
+func (pl *programLive) close() {
+	if pl.client != nil {
+		pl.client.Close()
+		<-pl.copied
 	}
-	if mo.serverPID != 0 {
-		_ = syscall.Kill(mo.serverPID, syscall.SIGTERM)
+	if pl.serverPID != 0 {
+		_ = syscall.Kill(pl.serverPID, syscall.SIGTERM)
 	}
-	if mo.relay != nil {
-		mo.relay.Close()
+	if pl.relay != nil {
+		pl.relay.Close()
 	}
+	os.RemoveAll(pl.side)
 }
 
 // moshVersion is mosh-server's version line.
@@ -128,3 +196,16 @@ func moshVersion() string {
 	line, _, _ := strings.Cut(string(out), "\n")
 	return "stock " + strings.TrimSpace(line)
 }
+
+// goshVersion is the gosh binary's version line.
+func goshVersion(exe string) string {
+	out, err := exec.Command(exe, "version").Output()
+	if err != nil {
+		return filepath.Base(exe)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line)
+}
+
+// goshBinarySupported: the gosh rows can run the gosh binary here.
+const goshBinarySupported = true

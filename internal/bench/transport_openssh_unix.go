@@ -86,7 +86,7 @@ func startOpenSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, see
 	}
 	var links lossLater
 	var never atomic.Bool
-	o.n, err = sshlink.NewNet(links.link(link.Up, seed, &never), links.link(link.Down, seed+1, &never))
+	o.n, err = sshlink.NewNet(links.both(link, seed, &never))
 	o.pipes = links.pipes
 	if err != nil {
 		o.close()

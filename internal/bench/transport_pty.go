@@ -151,7 +151,7 @@ func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed ui
 	// The connection is set up over the link without its loss
 	// (lossLater); the loss starts once the shell is up.
 	var links lossLater
-	n, err := sshlink.NewNet(links.link(link.Up, seed, &s.roamed), links.link(link.Down, seed+1, &s.roamed))
+	n, err := sshlink.NewNet(links.both(link, seed, &s.roamed))
 	s.pipes = links.pipes
 	if err != nil {
 		return nil, err
@@ -230,6 +230,14 @@ func (l *lossLater) link(cfg linkem.Config, seed uint64, cut *atomic.Bool) func(
 	}
 }
 
+// both returns the constructors of link's two directions, seeded as every
+// transport's are ([linkem.DirectionSeeds]): a TCP connection and a UDP
+// relay with one seed meet the same loss and jitter draws.
+func (l *lossLater) both(link linkem.Profile, seed uint64, cut *atomic.Bool) (up, down func(func([]byte)) sshlink.Link) {
+	us, ds := linkem.DirectionSeeds(seed)
+	return l.link(link.Up, us, cut), l.link(link.Down, ds, cut)
+}
+
 // start gives every link its loss.
 func (l *lossLater) start() {
 	l.mu.Lock()
@@ -298,14 +306,9 @@ func (s *sshLive) close() {
 	}
 }
 
-// udpHeaders is the IPv4 and UDP header bytes of a datagram.
-const udpHeaders = 28
-
 // udpWire is what a relay's datagrams took on the wire, both ways,
-// counted where they were sent: payload and IPv4 and UDP headers.
-func udpWire(s linkem.RelayStats) int64 {
-	return int64(s.Up.OfferedBytes + s.Down.OfferedBytes + udpHeaders*(s.Up.Offered+s.Down.Offered))
-}
+// counted where they were sent: payload and IP and UDP headers.
+func udpWire(s linkem.RelayStats) int64 { return s.Bytes() }
 
 // relayQueue is the longer of a relay's two bottleneck queueing delays.
 func relayQueue(s linkem.RelayStats) time.Duration {

@@ -39,29 +39,52 @@ type TypingOptions struct {
 	Workload *workload.Workload
 	// MaxKeys, if positive, types only the first MaxKeys keystrokes.
 	MaxKeys int
-	// Seed makes the link's randomness repeatable.
+	// Seed makes the link's randomness repeatable: run r (from 0) of
+	// every transport uses Seed+r, so all of them meet the same loss and
+	// jitter draws.
 	Seed uint64
+	// Runs is how many times each transport types the workload, one seed
+	// after another; 0 means 1.
+	Runs int
 	// Pacing is the gosh transports' pacing (ssp.Pacing).
 	Pacing ssp.Pacing
+	// Gosh is the gosh binary the gosh transports run as a user runs it
+	// (gosh server new, and gosh connect --direct in a pseudo-terminal,
+	// as mosh-client runs); "" runs the client and server loops in this
+	// process instead.
+	Gosh string
 	// Progress receives a line per step; nil discards them.
 	Progress io.Writer
 }
 
-// TypingResult is one transport's measurement of a workload over a link.
+// TypingResult is one transport's runs of a workload over a link.
 type TypingResult struct {
 	Transport string
 	Workload  string
 	Link      string
 	// Skipped says why the transport did not run ("" if it did).
 	Skipped string
-	// Latency and Wrong are per keystroke (keylat.Result).
+	// Predicts says whether the transport has a prediction engine;
+	// without one, Wrong means nothing.
+	Predicts bool
+	// Note says how the transport ran (for ssh: the TCP congestion
+	// control).
+	Note string
+	// Runs are the runs, one per seed, and Failed says why any other
+	// run could not be measured.
+	Runs   []TypingRun
+	Failed []string
+}
+
+// TypingRun is one run of one transport: the workload typed once, with
+// one seed of the link's randomness.
+type TypingRun struct {
+	Seed uint64
+	// Result is per keystroke (keylat.Result), Stats its figures.
 	Result keylat.Result
 	Stats  keylat.Stats
 	// Wire is the bytes that crossed the link, both ways, while typing.
 	Wire int64
-	// Note says how the transport ran (for ssh: the TCP congestion
-	// control).
-	Note string
 	// Mismatch, if not empty, says that the session's final screen
 	// differs from the reference's: the run did not type what the
 	// reference did (a transport lost keys, or the workload is not
@@ -70,7 +93,7 @@ type TypingResult struct {
 }
 
 // BytesPerKey is the wire bytes per keystroke.
-func (r TypingResult) BytesPerKey() float64 {
+func (r TypingRun) BytesPerKey() float64 {
 	if r.Result.Keys == 0 {
 		return 0
 	}
@@ -80,7 +103,7 @@ func (r TypingResult) BytesPerKey() float64 {
 // DefaultTransports are the transports compared when none are named.
 func DefaultTransports() []string {
 	with := []string{TransportSSH, TransportGosh, TransportGoshNoPredict}
-	if _, err := starterFor(TransportMosh, 0); err == nil {
+	if _, err := starterFor(TransportMosh, transportConfig{}); err == nil {
 		with = append(with, TransportMosh)
 	}
 	return with
@@ -102,8 +125,8 @@ func Typing(ctx context.Context, o TypingOptions) ([]TypingResult, error) {
 		return skippedAll(with, o.Workload.Name, o.Link.Name, skipped), err
 	}
 	defer tb.close()
-	tb.pacing = o.Pacing
-	return tb.run(ctx, o.Link, with, o.Seed)
+	tb.cfg = transportConfig{pacing: o.Pacing, gosh: o.Gosh}
+	return tb.run(ctx, o.Link, with, o.Seed, max(o.Runs, 1))
 }
 
 // skippedAll says that every transport was skipped, and why.
@@ -125,8 +148,13 @@ type typingBench struct {
 	base     string
 	spec     remoteSpec
 	refs     []*vt.Framebuffer
-	pacing   ssp.Pacing
+	cfg      transportConfig
 	progress io.Writer
+	// tap is this program's executable, which runs the tap (TapArgs)
+	// that records the server's screen during a typing run; "" for none.
+	tap string
+	// starters, if not nil, replaces starterFor (tests).
+	starters func(name string) (starter, error)
 }
 
 // newTypingBench prepares w (its first maxKeys keys, if positive) and
@@ -143,9 +171,9 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 	if len(w.Keys) == 0 {
 		return nil, "", errors.New("bench: the workload has no keystrokes")
 	}
-	if w.Program != "" {
-		if _, err := exec.LookPath(w.Program); err != nil {
-			why := w.Program + " is not installed"
+	for _, p := range w.Programs() {
+		if _, err := exec.LookPath(p); err != nil {
+			why := p + " is not installed"
 			fmt.Fprintf(progress, "%s: skipped: %s\n", w.Name, why)
 			return nil, why, nil
 		}
@@ -162,42 +190,135 @@ func newTypingBench(ctx context.Context, wl *workload.Workload, maxKeys int, pro
 		return nil, why, nil
 	}
 	tb := &typingBench{w: w, base: base, spec: spec, progress: progress}
-	fmt.Fprintf(progress, "%s: recording the reference (%d keys, no network)\n", w.Name, len(w.Keys))
-	if err := resetDir(tb.spec.Dir, &w); err != nil {
-		tb.close()
-		return nil, "", err
+	if exe, err := os.Executable(); err == nil && tapSupported {
+		tb.tap = exe
 	}
-	if tb.refs, err = recordReference(ctx, tb.spec, &w); err != nil {
+	if tb.refs, err = tb.record(ctx); err != nil {
 		tb.close()
 		return nil, "", fmt.Errorf("bench: recording the reference for %s: %w", w.Name, err)
 	}
 	return tb, "", nil
 }
 
+// referenceTries bounds the recordings of a reference.
+const referenceTries = 4
+
+// record records the workload's reference until two recordings agree,
+// screen for screen: a machine that stalls for a moment (another
+// program's burst of work) can make one recording miss an echo, and
+// every transport's figures would then be measured against a wrong
+// screen. If no two agree, it keeps the last and says so: the workload
+// is not deterministic.
+func (tb *typingBench) record(ctx context.Context) ([]*vt.Framebuffer, error) {
+	var tries [][]*vt.Framebuffer
+	for n := range referenceTries {
+		fmt.Fprintf(tb.progress, "%s: recording the reference (%d keys, no network), %d of at most %d\n", tb.w.Name, len(tb.w.Keys), n+1, referenceTries)
+		if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
+			return nil, err
+		}
+		refs, err := recordReference(ctx, tb.spec, &tb.w)
+		if err != nil {
+			return nil, err
+		}
+		for _, earlier := range tries {
+			if i := firstDifferentScreen(earlier, refs); i < 0 {
+				return refs, nil
+			}
+		}
+		if len(tries) > 0 {
+			i := firstDifferentScreen(tries[len(tries)-1], refs)
+			fmt.Fprintf(tb.progress, "%s: the recording differs from the one before after key %d (%q)\n", tb.w.Name, i, tb.w.Keys[i].Key)
+		}
+		tries = append(tries, refs)
+	}
+	fmt.Fprintf(tb.progress, "%s: warning: no two of %d recordings of the reference agree; the last is used\n", tb.w.Name, referenceTries)
+	return tries[len(tries)-1], nil
+}
+
+// firstDifferentScreen is the first index where a and b show different
+// text or cursors, or -1.
+func firstDifferentScreen(a, b []*vt.Framebuffer) int {
+	for i := range min(len(a), len(b)) {
+		ax, ay := a[i].Cursor()
+		bx, by := b[i].Cursor()
+		if ax != bx || ay != by || !sameRows(a[i], b[i]) {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
 func (tb *typingBench) close() { os.RemoveAll(tb.base) }
 
-// run types the workload through each transport over link.
-func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []string, seed uint64) ([]TypingResult, error) {
-	var results []TypingResult
+// starter returns how to start the named transport.
+func (tb *typingBench) starter(name string) (starter, error) {
+	if tb.starters != nil {
+		return tb.starters(name)
+	}
+	return starterFor(name, tb.cfg)
+}
+
+// run types the workload through each transport over link, runs times:
+// run r of every transport with seed+r, the transports taking turns so
+// that a change in the machine's load falls on all of them alike.
+func (tb *typingBench) run(ctx context.Context, link linkem.Profile, with []string, seed uint64, runs int) ([]TypingResult, error) {
+	results := make([]TypingResult, len(with))
+	starts := make([]starter, len(with))
 	for i, name := range with {
-		start, err := starterFor(name, tb.pacing)
+		results[i] = TypingResult{Transport: name, Workload: tb.w.Name, Link: link.Name, Predicts: predicts(name)}
+		start, err := tb.starter(name)
 		if err != nil {
 			fmt.Fprintf(tb.progress, "%s/%s/%s: skipped: %v\n", link.Name, tb.w.Name, name, err)
-			results = append(results, TypingResult{Transport: name, Workload: tb.w.Name, Link: link.Name, Skipped: err.Error()})
+			results[i].Skipped = err.Error()
+			continue
+		}
+		starts[i] = start
+	}
+	for _, turn := range schedule(len(with), seed, runs) {
+		i, name := turn.transport, with[turn.transport]
+		if starts[i] == nil {
 			continue
 		}
 		if err := resetDir(tb.spec.Dir, &tb.w); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(tb.progress, "%s/%s/%s: typing %d keys\n", link.Name, tb.w.Name, name, len(tb.w.Keys))
-		r, err := typeOver(ctx, start, tb.spec, link, seed+uint64(i)*1000, &tb.w, tb.refs, tb.progress)
+		fmt.Fprintf(tb.progress, "%s/%s/%s: run %d of %d (seed %d): typing %d keys\n", link.Name, tb.w.Name, name, turn.run+1, runs, turn.seed, len(tb.w.Keys))
+		run, note, err := tb.typeOver(ctx, starts[i], link, turn.seed)
 		if err != nil {
-			return nil, fmt.Errorf("bench: %s over %s: %w", name, link.Name, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// One run that fails (a server that never showed its prompt
+			// on a loaded machine) leaves the others standing.
+			fmt.Fprintf(tb.progress, "%s/%s/%s: run %d failed: %v\n", link.Name, tb.w.Name, name, turn.run+1, err)
+			results[i].Failed = append(results[i].Failed, fmt.Sprintf("run %d (seed %d): %v", turn.run+1, turn.seed, err))
+			continue
 		}
-		r.Transport, r.Workload, r.Link = name, tb.w.Name, link.Name
-		results = append(results, r)
+		results[i].Runs = append(results[i].Runs, run)
+		results[i].Note = note
 	}
 	return results, nil
+}
+
+// turn is one run of one transport.
+type turn struct {
+	transport, run int
+	seed           uint64
+}
+
+// schedule is the order of the runs of n transports: run r of every
+// transport, with seed+r for all of them, then run r+1.
+func schedule(n int, seed uint64, runs int) []turn {
+	var out []turn
+	for r := range runs {
+		for i := range n {
+			out = append(out, turn{transport: i, run: r, seed: seed + uint64(r)})
+		}
+	}
+	return out
 }
 
 // resetDir empties dir and creates the workload's files in it.

@@ -16,6 +16,7 @@ import (
 // shows after the new prompt, not echoed by the kernel on a line of its
 // own.
 func TestReferenceWaitsForTheProgram(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	w := &workload.Workload{Name: "slow-start", Ready: "$"}

@@ -21,8 +21,8 @@ func recordReference(context.Context, remoteSpec, *workload.Workload) ([]*vt.Fra
 	return nil, errNoPTY
 }
 
-func typeOver(context.Context, starter, remoteSpec, linkem.Profile, uint64, *workload.Workload, []*vt.Framebuffer, interface{ Write([]byte) (int, error) }) (TypingResult, error) {
-	return TypingResult{}, errNoPTY
+func (*typingBench) typeOver(context.Context, starter, linkem.Profile, uint64) (TypingRun, string, error) {
+	return TypingRun{}, "", errNoPTY
 }
 
 func startSSH(context.Context, remoteSpec, linkem.Profile, uint64) (live, error) {

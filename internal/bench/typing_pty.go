@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -49,10 +50,13 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		if _, err := prog.Write([]byte(k.Key)); err != nil {
 			return nil, fmt.Errorf("typing key %d (%q): %w", i, k.Key, err)
 		}
-		// Quiet from the keystroke on, not from the last change: on a
-		// loaded machine the echo can take longer than a few
-		// milliseconds, and the reference would miss it (a Backspace
-		// under the race detector, in CI).
+		// The echo first, if there is one, then quiet from the keystroke
+		// on: on a loaded machine the echo can take longer than the
+		// settling time, and the reference would miss it (a Backspace
+		// under the race detector, in CI; two keys of the shell
+		// workload on a machine with a load of 8 on 2 CPUs). A key that
+		// changes nothing (a password's character) waits echoWait.
+		m.changedAfter(typed, echoWait)
 		m.quietAfter(typed, settle(k.Key), 5*time.Second)
 		if strings.ContainsAny(k.Key, "\r\n") && awaitReader(prog.Canonical, readerTimeout) {
 			m.quiet(settle(k.Key), 5*time.Second) // the program started: its first screen
@@ -88,20 +92,39 @@ func awaitReader(canonical func() (bool, error), limit time.Duration) bool {
 	}
 }
 
-// typeOver runs the workload through one transport: it waits for the
-// first screen, types each key after its gap, waits for the screen to
-// show the last key, and measures.
-func typeOver(ctx context.Context, start starter, spec remoteSpec, link linkem.Profile, seed uint64,
-	w *workload.Workload, refs []*vt.Framebuffer, progress io.Writer) (TypingResult, error) {
+// echoWait is how long the reference recording waits for a keystroke's
+// echo before it takes the key to change nothing.
+const echoWait = 300 * time.Millisecond
+
+// typeOver runs the workload through one transport with one seed: it
+// starts the transport (the server's program under the tap, when there is
+// one), waits for the first screen, types each key after its gap, waits
+// for the screen to show the last key, and measures. It returns the run
+// and the transport's note. It is the run's steps in order (tap, start,
+// type, wait, measure); hence its length.
+func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.Profile, seed uint64) (TypingRun, string, error) {
+	spec, w, refs := tb.spec, &tb.w, tb.refs
+	var tapLog string
+	if tb.tap != "" {
+		f, err := os.CreateTemp(tb.base, "tap-*.log")
+		if err != nil {
+			return TypingRun{}, "", err
+		}
+		tapLog = f.Name()
+		f.Close()
+		defer os.Remove(tapLog)
+		spec.Argv = tapArgv(tb.tap, tapLog, spec.Cols, spec.Rows, spec.Argv)
+	}
 	lv, err := start(ctx, spec, link, seed)
 	if err != nil {
-		return TypingResult{}, err
+		return TypingRun{}, "", err
 	}
 	defer lv.close()
 	m := lv.screen()
 	if err := waitReady(m, w, readyTimeout, lv.typeKeys); err != nil {
-		return TypingResult{}, err
+		return TypingRun{}, "", err
 	}
+	initial := m.screen()
 	wire0 := lv.wire()
 	at := make([]time.Time, len(w.Keys))
 	next := time.Now()
@@ -111,24 +134,35 @@ func typeOver(ctx context.Context, start starter, spec remoteSpec, link linkem.P
 		select {
 		case <-time.After(time.Until(next)):
 		case <-ctx.Done():
-			return TypingResult{}, ctx.Err()
+			return TypingRun{}, "", ctx.Err()
 		}
 		at[i] = time.Now()
 		if err := lv.typeKeys([]byte(k.Key)); err != nil {
-			return TypingResult{}, fmt.Errorf("typing key %d: %w", i, err)
+			return TypingRun{}, "", fmt.Errorf("typing key %d: %w", i, err)
 		}
 		if time.Since(lastReport) >= 10*time.Second {
 			lastReport = time.Now()
-			fmt.Fprintf(progress, "  %d/%d keys\n", i+1, len(w.Keys))
+			fmt.Fprintf(tb.progress, "  %d/%d keys\n", i+1, len(w.Keys))
 		}
 	}
 	final := refs[len(refs)-1]
 	m.waitFor(endTimeout, func(fb *vt.Framebuffer) bool { return keylat.SameLine(fb, final) })
 	m.quiet(300*time.Millisecond, 3*time.Second)
-	r := TypingResult{Result: keylat.Measure(at, refs, m.snapshots(at[0]), nil), Wire: lv.wire() - wire0, Note: lv.note()}
-	r.Stats = r.Result.Stats()
-	if got := m.screen(); !sameRows(got, final) {
-		r.Mismatch = fmt.Sprintf("the final screen differs from the reference's:\n%s\nreference:\n%s", rowsText(got), rowsText(final))
+	run := TypingRun{Seed: seed, Wire: lv.wire() - wire0}
+	session := keylat.Session{At: at, Refs: refs, Initial: initial, Screen: m.snapshots(at[0]),
+		Up: link.Up.Delay, Down: link.Down.Delay}
+	if tapLog != "" {
+		if session.Server, err = readTapFile(tapLog); err != nil {
+			return TypingRun{}, "", fmt.Errorf("reading the server's screens: %w", err)
+		}
 	}
-	return r, nil
+	if os.Getenv("GOSH_TYPING_DEBUG") != "" {
+		session.Logf = func(format string, args ...any) { fmt.Fprintf(tb.progress, format, args...) }
+	}
+	run.Result = session.Measure()
+	run.Stats = run.Result.Stats()
+	if got := m.screen(); !sameRows(got, final) {
+		run.Mismatch = fmt.Sprintf("the final screen differs from the reference's:\n%s\nreference:\n%s", rowsText(got), rowsText(final))
+	}
+	return run, lv.note(), nil
 }

@@ -21,8 +21,10 @@ import (
 // speed. Every keystroke is accounted for and shown, the final screens
 // match the reference's, ssh's median is at least the link's round trip,
 // gosh shows some keystrokes at once over EV-DO, bytes crossed the link,
-// and the CDF is well-formed SVG with one curve per transport.
+// and the CDF is well-formed SVG with one curve per transport. It checks
+// each of those per link and transport; hence its length.
 func TestTypingQuick(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	if testing.Short() {
 		t.Skip("types for about a minute")
 	}
@@ -43,31 +45,41 @@ func TestTypingQuick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results, err := tb.run(ctx, link, []string{TransportGosh, TransportSSH}, 1)
+		results, err := tb.run(ctx, link, []string{TransportGosh, TransportSSH}, 1, 1)
 		if err != nil {
 			t.Fatalf("%s: %v\nprogress:\n%s", name, err, progress.String())
 		}
 		rtt := link.Up.Delay + link.Down.Delay
-		for _, r := range results {
+		for _, res := range results {
+			if res.Skipped != "" || len(res.Runs) != 1 {
+				t.Fatalf("%s/%s: %d runs, skipped %q; want one run", name, res.Transport, len(res.Runs), res.Skipped)
+			}
+			r := res.Runs[0]
 			s := r.Stats
-			t.Logf("%s/%s: %v, %.0f bytes/key", name, r.Transport, s, r.BytesPerKey())
-			if r.Skipped != "" || s.Keys != QuickKeys || len(r.Result.Latency) != QuickKeys || len(r.Result.Wrong) != QuickKeys {
-				t.Errorf("%s/%s: %d keystrokes measured (%d latencies), want %d; skipped %q", name, r.Transport, s.Keys, len(r.Result.Latency), QuickKeys, r.Skipped)
+			t.Logf("%s/%s: %v, %.0f bytes/key", name, res.Transport, s, r.BytesPerKey())
+			if s.Keys != QuickKeys || len(r.Result.Latency) != QuickKeys || len(r.Result.Wrong) != QuickKeys {
+				t.Errorf("%s/%s: %d keystrokes measured (%d latencies), want %d", name, res.Transport, s.Keys, len(r.Result.Latency), QuickKeys)
 			}
 			if s.NeverShown != 0 {
-				t.Errorf("%s/%s: %d keystrokes never shown", name, r.Transport, s.NeverShown)
+				t.Errorf("%s/%s: %d keystrokes never shown", name, res.Transport, s.NeverShown)
 			}
 			if r.Mismatch != "" {
-				t.Errorf("%s/%s: %s", name, r.Transport, r.Mismatch)
+				t.Errorf("%s/%s: %s", name, res.Transport, r.Mismatch)
 			}
 			if r.Wire <= 0 {
-				t.Errorf("%s/%s: no bytes crossed the link", name, r.Transport)
+				t.Errorf("%s/%s: no bytes crossed the link", name, res.Transport)
 			}
-			if r.Transport == TransportSSH && s.Median < rtt {
+			if res.Transport == TransportSSH && s.Median < rtt {
 				t.Errorf("%s/ssh: median %v below the round trip %v", name, s.Median, rtt)
 			}
-			if r.Transport == TransportGosh && name == "evdo" && s.Instant == 0 {
-				t.Errorf("evdo/gosh: no keystroke shown at once")
+			// On Windows (under Wine's console) the full check still sees
+			// wrong screens in ssh's echo (7.5 % of keys): a known gap of
+			// the check there, not of the transports; it holds on Unix.
+			if res.Transport == TransportSSH && runtime.GOOS != "windows" && (s.Wrong != 0 || !s.NoPrediction) {
+				t.Errorf("%s/ssh: the wrong check finds %.1f%% wrong, or a prediction shown (%v): it sees predictions where there are none", name, 100*s.Wrong, !s.NoPrediction)
+			}
+			if res.Transport == TransportGosh && name == "evdo" && (s.Instant == 0 || s.NoPrediction) {
+				t.Errorf("evdo/gosh: no keystroke shown at once (%.0f%%), or no prediction seen (%v)", 100*s.Instant, s.NoPrediction)
 			}
 		}
 		var svg strings.Builder
@@ -106,7 +118,7 @@ func TestOtherSystemsWorkloadSkipped(t *testing.T) {
 	name, want := "cmd", "cmd.exe, which only Windows has"
 	if runtime.GOOS == "windows" {
 		name, want = "shell", "POSIX shell, which Windows does not have"
-		if _, err := starterFor(TransportMosh, 0); err == nil || !strings.Contains(err.Error(), "Unix only") {
+		if _, err := starterFor(TransportMosh, transportConfig{}); err == nil || !strings.Contains(err.Error(), "Unix only") {
 			t.Errorf("starterFor(mosh) on Windows: %v, want Unix only", err)
 		}
 	}

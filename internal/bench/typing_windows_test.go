@@ -17,6 +17,7 @@ import (
 // command ran (no error message on any screen) and that the in-line edits
 // did what the workload means them to.
 func TestCmdWorkloadRuns(t *testing.T) {
+	t.Parallel() // real programs in real time, each in temp dirs of its own
 	w, err := workload.Lookup("cmd")
 	if err != nil {
 		t.Fatal(err)

@@ -372,6 +372,7 @@ func TestRunFedoraCryptoPolicy(t *testing.T) {
 // drops everything) is given up after ServerAliveInterval times
 // ServerAliveCountMax+1; a server that answers keeps the connection.
 func TestRunServerAlive(t *testing.T) {
+	t.Parallel() // a real sshd in real time, on ports and dirs of its own
 	h := newTestHome(t)
 	s := startSSHD(t, sshdOptions{authorized: []string{h.key + ".pub"}})
 	h.trust(t, s)

@@ -26,6 +26,7 @@ import (
 // the same shell), and ended by gosh sessions --kill. It is long because
 // it is one story, each step on the state the one before left.
 func TestAttachFromAnywhere(t *testing.T) {
+	t.Parallel() // a real sshd in real time, on ports and dirs of its own
 	f, tmp, env, client := sessionBox(t)
 	sessions := sessionsCmd(f, env)
 

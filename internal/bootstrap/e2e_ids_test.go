@@ -23,6 +23,7 @@ import (
 // over (both with scrollback), gosh sessions --kill ID ends it, and gosh
 // sessions then says there are none.
 func TestOneSessionID(t *testing.T) {
+	t.Parallel() // a real sshd in real time, on ports and dirs of its own
 	f, _, env, client := sessionBox(t)
 	sessions := sessionsCmd(f, env)
 	killClient := func(tm *e2etest.Tmux) {

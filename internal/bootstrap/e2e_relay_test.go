@@ -116,21 +116,30 @@ func (c countingRelay) WriteTo(p []byte, addr net.Addr) (int, error) {
 }
 
 // TestRelayFallback runs the scenario against the gosh server (uploaded
-// by the bootstrap), then against a stock mosh-server, whose relay is
-// that uploaded gosh.
+// by the bootstrap), and against a stock mosh-server, whose relay is a
+// gosh uploaded by a connect before.
+//
+// The two run at once, each with an sshd, a remote home and a proxy of its
+// own: most of their time is the session's real timers.
 func TestRelayFallback(t *testing.T) {
-	f := newUploadFixture(t)
-	proxy := startCutProxy(t, f.s.addr())
-	var b []byte
-	for _, k := range f.s.hostKeys {
-		b = append(b, knownHostsLine("[127.0.0.1]:"+strconv.Itoa(proxy.port()), k)+"\n"...)
-	}
-	appendFile(t, f.h.knownHosts(), string(b))
+	t.Parallel() // real sshd and servers in real time, on ports and dirs of its own
 	for _, server := range []string{"", "mosh-server"} {
 		t.Run("server="+server, func(t *testing.T) {
+			t.Parallel()
 			if server != "" {
 				needTools(t, server)
 			}
+			f := newUploadFixture(t)
+			if server != "" {
+				var logs, stderr syncBuffer
+				runGosh(t, f.cfg(&logs, &stderr), &logs) // uploads the relay's gosh
+			}
+			proxy := startCutProxy(t, f.s.addr())
+			var b []byte
+			for _, k := range f.s.hostKeys {
+				b = append(b, knownHostsLine("[127.0.0.1]:"+strconv.Itoa(proxy.port()), k)+"\n"...)
+			}
+			appendFile(t, f.h.knownHosts(), string(b))
 			var logs, stderr syncBuffer
 			cfg := f.cfg(&logs, &stderr)
 			cfg.Destination = "root@127.0.0.1:" + strconv.Itoa(proxy.port())

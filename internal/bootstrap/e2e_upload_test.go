@@ -414,6 +414,7 @@ esac
 // and run; a tampered archive is refused and nothing of it is kept. (The
 // "arm64" archive holds this machine's binary, so that it runs here.)
 func TestRunUploadOtherPlatform(t *testing.T) {
+	t.Parallel() // a real sshd in real time, on ports and dirs of its own
 	f := newUploadFixture(t)
 	f.fake(t, "uname", `case "$1" in -s) echo Linux;; -m) echo aarch64;; *) /bin/uname "$@";; esac`+"\n")
 

@@ -142,11 +142,3 @@ func TestHTTPGetNotHTTP(t *testing.T) {
 		}
 	}
 }
-
-// noProxy unsets the proxy variables curl honours, for a test that
-// downloads from a loopback server.
-func noProxy(t *testing.T) {
-	for _, v := range []string{"http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
-		t.Setenv(v, "")
-	}
-}

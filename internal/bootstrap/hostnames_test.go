@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -21,11 +22,11 @@ Match host epsilon
   User e
 Host=equals
 `,
-		"/home/u/.ssh/conf.d/a.conf": "Host zeta\nInclude ~/.ssh/nested\n",
-		"/home/u/.ssh/conf.d/b.conf": "host eta\n",
-		"/home/u/.ssh/conf.d/c.txt":  "Host not-included\n",
-		"/home/u/.ssh/nested":        "Host theta alpha\n",
-		"/etc/ssh/ssh_config":        "Host *\n  SendEnv LANG\nHost system-host\n",
+		"/home/u/.ssh/conf.d/a.conf":      "Host zeta\nInclude ~/.ssh/nested\n",
+		"/home/u/.ssh/conf.d/b.conf":      "host eta\n",
+		"/home/u/.ssh/conf.d/c.txt":       "Host not-included\n",
+		"/home/u/.ssh/nested":             "Host theta alpha\n",
+		filepath.ToSlash(systemSSHConfig): "Host *\n  SendEnv LANG\nHost system-host\n",
 		"/home/u/.ssh/known_hosts": `alpha.example.net,192.0.2.1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE
 [port.example.net]:2222 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE
 [2001:db8::1]:2200 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE

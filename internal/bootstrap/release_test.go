@@ -133,10 +133,9 @@ func serveRelease(t *testing.T, dir string) (src ReleaseSource, requests func() 
 }
 
 // caFile writes the certificate of srv, an httptest TLS server, to a PEM
-// file for curl to trust, and keeps the test's downloads off any proxy.
+// file for curl to trust. (TestMain keeps the downloads off any proxy.)
 func caFile(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
-	noProxy(t)
 	p := filepath.Join(t.TempDir(), "ca.pem")
 	writeFile(t, p, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
 	return p

@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,6 +27,8 @@ type Server struct {
 	// Session is the session's ID from gosh's detach notice ("" from
 	// mosh-server).
 	Session string
+
+	log string // the file of the daemon's standard error
 }
 
 // StartServer runs argv (e.g. gosh server new -i 127.0.0.1 -p 0 -- sh),
@@ -37,30 +40,59 @@ func StartServer(t testing.TB, env []string, argv ...string) *Server {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", argv, err, stdout.Bytes(), stderr.Bytes())
+	// stderr is a file, not a pipe: a verbose daemon keeps it open and
+	// logs there after its starter exited, and the log is shown when the
+	// test fails.
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
 	}
-	s := &Server{}
+	defer logFile.Close()
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, logFile
+	err = cmd.Run()
+	stderr, _ := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatalf("%v: %v\nstdout: %s\nstderr: %s", argv, err, stdout.Bytes(), stderr)
+	}
+	s := &Server{log: logPath}
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		if port, key, ok := connectline.Parse(line); ok {
 			s.Port, s.Key = port, key.Base64()
 		}
 	}
 	if s.Port == 0 {
-		t.Fatalf("%v printed no MOSH CONNECT line:\nstdout: %q\nstderr: %q", argv, stdout.Bytes(), stderr.Bytes())
+		t.Fatalf("%v printed no MOSH CONNECT line:\nstdout: %q\nstderr: %q", argv, stdout.Bytes(), stderr)
 	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(string(stderr), "\n") {
 		if d, ok := connectline.ParseDetached(line); ok {
 			s.PID, s.Session = d.PID, d.Session
 		}
 	}
 	if s.PID <= 0 {
-		t.Fatalf("%v did not report its daemon's pid:\n%s", argv, stderr.Bytes())
+		t.Fatalf("%v did not report its daemon's pid:\n%s", argv, stderr)
 	}
-	t.Cleanup(func() { s.Kill() })
+	t.Cleanup(func() {
+		if t.Failed() && s.Alive() {
+			// A Go daemon (gosh) writes every goroutine's stack to its
+			// log on SIGQUIT: where it was stuck, if it was.
+			_ = syscall.Kill(s.PID, syscall.SIGQUIT)
+			s.WaitExit(2 * time.Second)
+		}
+		s.Kill()
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", filepath.Base(argv[0]), s.Log())
+		}
+	})
 	return s
+}
+
+// Log returns what the daemon wrote to its standard error so far: its
+// start, and its log when it runs verbose (-v).
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(s.log)
+	return string(b)
 }
 
 // Alive reports whether the daemon is still running.

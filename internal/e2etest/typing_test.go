@@ -42,6 +42,9 @@ var (
 
 // TestMain removes the gosh binary built for the tests.
 func TestMain(m *testing.M) {
+	// The typing tests drive real servers and shells in real time and
+	// mostly wait.
+	DefaultParallel(8)
 	code := m.Run()
 	if goshPath != "" {
 		os.RemoveAll(filepath.Dir(goshPath))
@@ -171,6 +174,7 @@ func clearScreen(ty *Typist) {
 // figure, measured by TestTypingFigures and logged here: a loaded machine
 // (the race detector, parallel test packages) can delay a paint past it.
 func TestTypingShowsAtOnce(t *testing.T) {
+	t.Parallel() // its sessions one after the other: a fifth of a round trip is tight
 	RequireCommands(t, "bash")
 	for _, server := range []string{"gosh", "mosh"} {
 		t.Run("server="+server, func(t *testing.T) {
@@ -221,6 +225,7 @@ func TestTypingShowsAtOnce(t *testing.T) {
 // The second prompt has, at the column where the shell's prompt ends, the
 // very password typed, so that a prediction would match the screen there.
 func TestPasswordNeverShown(t *testing.T) {
+	t.Parallel() // real servers in real time, each on ports and dirs of its own
 	RequireCommands(t, "bash")
 	for _, tc := range []struct{ server, prompt string }{
 		{"gosh", "[sudo] password for e2e: "},
@@ -228,6 +233,7 @@ func TestPasswordNeverShown(t *testing.T) {
 		{"mosh", "Password: "},
 	} {
 		t.Run("server="+tc.server, func(t *testing.T) {
+			t.Parallel()
 			s := startSession(t, tc.server, "gosh", shellDir(t))
 			ty := s.typist
 			// Confirm the shell's echo first, so predictions are on.
@@ -400,6 +406,7 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("types about 1200 keys")
 	}
+	t.Parallel()
 	RequireCommands(t, "bash")
 	bad := []string{"command not found", "No such file", "Traceback", "Error", "Pattern not found", "E492", "Not an editor command"}
 	for _, w := range workload.Builtin() {
@@ -407,9 +414,8 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 			continue // typed into cmd.exe: internal/bench's TestCmdWorkloadRuns, under Wine
 		}
 		t.Run(w.Name, func(t *testing.T) {
-			if w.Program != "" {
-				RequireCommands(t, w.Program)
-			}
+			t.Parallel() // bash in a directory of its own, waiting for quiet after each key
+			RequireCommands(t, w.Programs()...)
 			dir := t.TempDir()
 			for name, body := range w.Files {
 				p := filepath.Join(dir, filepath.FromSlash(name))

@@ -28,7 +28,8 @@ type Model struct {
 }
 
 // Stats counts what a link did with the packets offered to it. Bytes are
-// the packets' sizes as offered (for UDP, the payload).
+// the packets' sizes as offered: for a [UDPRelay], each datagram's payload
+// and its IP and UDP headers.
 type Stats struct {
 	Offered      uint64 // packets offered
 	OfferedBytes uint64

@@ -61,19 +61,26 @@ func NewPipe(cfg Config, seed uint64, deliver func([]byte)) *Pipe {
 	return p
 }
 
-// Send offers b to the link now. The pipe takes ownership of b. After
-// Close, Send drops b.
-func (p *Pipe) Send(b []byte) {
+// Send offers b to the link now, as a packet of len(b) bytes. The pipe
+// takes ownership of b. After Close, Send drops b.
+func (p *Pipe) Send(b []byte) { p.SendSized(b, len(b)) }
+
+// SendSized offers b to the link now as a packet of size bytes on the
+// wire: b and the headers the link carries but b lacks (a UDP payload's
+// IP and UDP headers). The bottleneck serialises size bytes, and the
+// counts are of size. The pipe takes ownership of b. After Close,
+// SendSized drops b.
+func (p *Pipe) SendSized(b []byte, size int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	at, ok := p.model.Offer(time.Now(), len(b))
+	at, ok := p.model.Offer(time.Now(), size)
 	if !ok {
 		return
 	}
-	heap.Push(&p.pending, packet{at: at, seq: p.seq, b: b})
+	heap.Push(&p.pending, packet{at: at, seq: p.seq, b: b, size: size})
 	p.seq++
 	if p.pending[0].seq == p.seq-1 {
 		select {
@@ -167,10 +174,10 @@ func (p *Pipe) takeDue(now time.Time) (due [][]byte, next time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.pending) > 0 && !p.pending[0].at.After(now) {
-		b := heap.Pop(&p.pending).(packet).b
+		pk := heap.Pop(&p.pending).(packet)
 		p.handed++
-		p.bytes += uint64(len(b))
-		due = append(due, b)
+		p.bytes += uint64(pk.size)
+		due = append(due, pk.b)
 	}
 	if len(p.pending) > 0 {
 		next = p.pending[0].at
@@ -180,9 +187,10 @@ func (p *Pipe) takeDue(now time.Time) (due [][]byte, next time.Time) {
 
 // packet is a packet on its way through a Pipe.
 type packet struct {
-	at  time.Time // delivery time
-	seq uint64    // order of sending, to break ties
-	b   []byte
+	at   time.Time // delivery time
+	seq  uint64    // order of sending, to break ties
+	b    []byte
+	size int // on the wire (SendSized)
 }
 
 // packetHeap orders packets by delivery time, then by sending order.

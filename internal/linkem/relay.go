@@ -24,6 +24,7 @@ import (
 // A UDPRelay is safe for concurrent use.
 type UDPRelay struct {
 	server   netip.AddrPort
+	headers  int // IP and UDP header bytes of each datagram
 	front    *net.UDPConn
 	up, down *Pipe
 	wg       sync.WaitGroup // the readers
@@ -36,9 +37,9 @@ type UDPRelay struct {
 }
 
 // RelayStats are a relay's counts: Up for the client's datagrams to the
-// server, Down for the server's to the client. Bytes are UDP payload
-// bytes; on the wire each datagram adds 28 bytes of IPv4 and UDP headers
-// (48 over IPv6).
+// server, Down for the server's to the client. Bytes are what the
+// datagrams take on the wire: the UDP payload and [UDPHeaders] of IP and
+// UDP headers each (IPv4's; [UDP6Headers] over IPv6).
 type RelayStats struct {
 	Up, Down Stats
 	// SendErrors counts datagrams that survived the link but that the
@@ -46,16 +47,32 @@ type RelayStats struct {
 	SendErrors uint64
 }
 
-// Bytes returns the UDP payload bytes the client and the server sent,
-// both ways together.
+// Bytes returns the bytes the client and the server put on the wire,
+// headers included, both ways together.
 func (s RelayStats) Bytes() int64 { return s.Up.Bytes() + s.Down.Bytes() }
+
+// The IP and UDP header bytes of a datagram, which the relay charges each
+// datagram in the link's rate and counts, as a TCP segment's headers are
+// part of the IP packet a [Pipe] carries.
+const (
+	UDPHeaders  = 20 + 8 // IPv4 and UDP
+	UDP6Headers = 40 + 8 // IPv6 and UDP
+)
 
 // maxDatagram is the largest UDP payload.
 const maxDatagram = 65535
 
+// DirectionSeeds returns the seeds of the Up and Down directions of a link
+// seeded with seed. Every carrier of a profile (a [UDPRelay], or the two
+// [Pipe]s of a TCP connection) seeds its directions with these, so that
+// for one seed every transport meets the same loss and jitter draws, in
+// the order of its packets.
+func DirectionSeeds(seed uint64) (up, down uint64) { return seed, splitmix(seed) }
+
 // NewUDPRelay starts a relay to server, a loopback address, applying the
-// profile p. The Up pipe is seeded with seed, the Down pipe with a value
-// derived from it.
+// profile p, its directions seeded by [DirectionSeeds] of seed. Each
+// datagram counts, in the bottleneck's rate and in the stats, with its IP
+// and UDP headers.
 func NewUDPRelay(server netip.AddrPort, p Profile, seed uint64) (*UDPRelay, error) {
 	if !server.Addr().Unmap().IsLoopback() || server.Port() == 0 {
 		return nil, fmt.Errorf("linkem: relay server %v is not a loopback address and port", server)
@@ -73,9 +90,13 @@ func NewUDPRelay(server netip.AddrPort, p Profile, seed uint64) (*UDPRelay, erro
 		front.Close()
 		return nil, err
 	}
-	r := &UDPRelay{server: server, front: front, back: back}
-	r.up = NewPipe(p.Up, seed, r.toServer)
-	r.down = NewPipe(p.Down, splitmix(seed), r.toClient)
+	r := &UDPRelay{server: server, front: front, back: back, headers: UDPHeaders}
+	if server.Addr().Is6() {
+		r.headers = UDP6Headers
+	}
+	up, down := DirectionSeeds(seed)
+	r.up = NewPipe(p.Up, up, r.toServer)
+	r.down = NewPipe(p.Down, down, r.toClient)
 	r.wg.Add(2)
 	go r.readFront()
 	go r.readBack(back)
@@ -209,7 +230,7 @@ func (r *UDPRelay) readFront() {
 		r.mu.Lock()
 		r.client = from
 		r.mu.Unlock()
-		r.up.Send(append([]byte(nil), buf[:n]...))
+		r.up.SendSized(append([]byte(nil), buf[:n]...), n+r.headers)
 	}
 }
 
@@ -229,7 +250,7 @@ func (r *UDPRelay) readBack(back *net.UDPConn) {
 		if unmap(from) != r.server {
 			continue
 		}
-		r.down.Send(append([]byte(nil), buf[:n]...))
+		r.down.SendSized(append([]byte(nil), buf[:n]...), n+r.headers)
 	}
 }
 

@@ -139,13 +139,90 @@ func TestUDPRelay(t *testing.T) {
 				t.Errorf("server saw the client as %v, want the relay's back address %v", got, want)
 			}
 			s := r.Stats()
-			if s.Up.Offered != n || s.Up.OfferedBytes != n*7 || s.Down.Delivered != n || s.Down.DeliveredBytes != n*7 || s.SendErrors != 0 {
-				t.Errorf("Stats = %+v, want %d datagrams of 7 bytes each way", s, n)
+			const wire = 7 + UDPHeaders // "hello a" and its IPv4 and UDP headers
+			if s.Up.Offered != n || s.Up.OfferedBytes != n*wire || s.Down.Delivered != n || s.Down.DeliveredBytes != n*wire || s.SendErrors != 0 {
+				t.Errorf("Stats = %+v, want %d datagrams of %d bytes each way", s, n, wire)
 			}
-			if s.Bytes() != 2*n*7 {
-				t.Errorf("Stats().Bytes() = %d, want %d", s.Bytes(), 2*n*7)
+			if s.Bytes() != 2*n*wire {
+				t.Errorf("Stats().Bytes() = %d, want %d", s.Bytes(), 2*n*wire)
 			}
 		})
+	}
+}
+
+// TestUDPRelayChargesHeaders: a datagram takes its payload and its IP and
+// UDP headers of the bottleneck's rate, as a TCP segment takes the whole
+// IP packet. Ten 100-byte datagrams sent at once through 80 kbit/s leave
+// the bottleneck 12.8 ms apart (128 bytes each), not 10 ms: the last one
+// waits about 128 ms, not 100.
+func TestUDPRelayChargesHeaders(t *testing.T) {
+	goroutineLeakCheck(t)
+	srv := newEchoServer(t)
+	link := Custom(time.Millisecond, 0, 0, 80_000, 0)
+	r, err := NewUDPRelay(srv.addr(), link, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := newClient(t, r.Addr())
+	const n, payload = 10, 100
+	for range n {
+		if _, err := c.conn.WriteToUDPAddrPort(make([]byte, payload), r.Addr()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for r.Stats().Up.Offered < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay took %d of %d datagrams within 5 s", r.Stats().Up.Offered, n)
+		}
+		time.Sleep(time.Millisecond) // polling the relay's reader, bounded
+	}
+	s := r.Stats().Up
+	if want := uint64(n * (payload + UDPHeaders)); s.OfferedBytes != want {
+		t.Errorf("OfferedBytes = %d, want %d (payload and headers)", s.OfferedBytes, want)
+	}
+	// The datagrams reach the relay within a few milliseconds of each
+	// other (more under load), which the queueing delay of the last one
+	// loses: 128 ms with the headers less that spread, 100 ms without.
+	if s.MaxQueueDelay < 115*time.Millisecond || s.MaxQueueDelay > 130*time.Millisecond {
+		t.Errorf("longest queueing delay %v, want about 128 ms (%d datagrams of %d+%d bytes at 80 kbit/s)", s.MaxQueueDelay, n, payload, UDPHeaders)
+	}
+}
+
+// TestUDPRelaySeeds: the relay seeds its directions with DirectionSeeds,
+// so that it makes the same loss draws as pipes built with them (a TCP
+// connection's, in internal/bench).
+func TestUDPRelaySeeds(t *testing.T) {
+	goroutineLeakCheck(t)
+	srv := newEchoServer(t)
+	link := mustProfile(t, "loss50")
+	r, err := NewUDPRelay(srv.addr(), link, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	up, down := DirectionSeeds(42)
+	if up == down {
+		t.Errorf("DirectionSeeds(42) = %d, %d: both directions draw the same", up, down)
+	}
+	start := time.Now()
+	for _, d := range []struct {
+		name string
+		p    *Pipe
+		seed uint64
+		cfg  Config
+	}{{"up", r.up, up, link.Up}, {"down", r.down, down, link.Down}} {
+		m := NewModel(d.cfg, d.seed, start)
+		for i := range 200 {
+			_, want := m.Offer(start, 10)
+			d.p.mu.Lock()
+			_, got := d.p.model.Offer(start, 10)
+			d.p.mu.Unlock()
+			if got != want {
+				t.Fatalf("%s: packet %d delivered %v by the relay, %v by a model seeded with DirectionSeeds", d.name, i, got, want)
+			}
+		}
 	}
 }
 

@@ -65,8 +65,8 @@
 //     row the server has redrawn since, or the very prompt of the last
 //     confirmed line back after an Enter ([Features.QuickConfirm]);
 //   - learns the column where lines start after Enter (the prompt's
-//     width, or an editor's indentation) and predicts the cursor there
-//     ([Features.LineStart]);
+//     width, or an editor's indentation), also a new program's prompt,
+//     and predicts the cursor there ([Features.LineStart]);
 //   - confirms a hidden epoch only if the server's cursor is where the
 //     predictions put it, so a guess that matches the screen by chance
 //     (a password letter equal to a prompt letter) confirms nothing

@@ -37,7 +37,12 @@ type Features struct {
 	// LineStart predicts the cursor after Enter at the column where the
 	// last line the server confirmed started (the prompt's width, or an
 	// editor's indentation), learned from the server's screen
-	// (motion.go newline). Off, Enter predicts column 0 as in Mosh,
+	// (motion.go newline). When the server contradicts the guess after
+	// Enter (a program with a prompt of its own, such as python's ">>> "
+	// after the shell's "$ "), the line is taken to start where the
+	// server's cursor is when the next key is typed (rebase.go rebase,
+	// keys.go initCursor), so that the echo confirming that key teaches
+	// the new prompt. Off, Enter predicts column 0 as in Mosh,
 	// which a prompt makes wrong, so what is typed after Enter is killed
 	// and hidden until re-based (or, with [Features.QuickConfirm],
 	// confirmed as its echo shows).

@@ -193,6 +193,32 @@ var featureCases = []featureCase{
 		off: featureOutcome{killed: 1},
 	},
 	{
+		// A program with a prompt of its own: after "p" Enter in a shell
+		// whose "$ " was learned, the server shows ">>> ". The guess
+		// after Enter (column 2) is killed; "1", typed once the prompt
+		// is there, is confirmed by its echo, which shows where the
+		// line started.
+		feature: "LineStart", name: "a new prompt", w: 20, h: 4,
+		steps: append(start("$ ", "p"), []step{
+			{at: 1600, keys: "\r", show: []string{"$ p", ""}, cur: [2]int{3, 0}},
+			{at: 2100, host: "\r\n>>> ", acked: 2, echo: 2, show: []string{"$ p", ">>>"}, cur: [2]int{4, 1}},
+			{at: 2500, keys: "1", show: []string{"$ p", ">>>"}, cur: [2]int{4, 1}},
+			{at: 3000, host: "1", acked: 3, echo: 3, show: []string{"$ p", ">>> 1"}, cur: [2]int{5, 1}},
+			{at: 3100, keys: "\r", show: []string{"$ p", ">>> 1", ""}, cur: [2]int{5, 1}},
+		}...),
+		// ">>> " was learned: the guess after the second Enter is right,
+		// and once the prompt is back, "2" shows at once.
+		on: featureOutcome{steps: []step{
+			{at: 3600, host: "\r\n>>> ", acked: 4, echo: 4, show: []string{"$ p", ">>> 1", ">>>"}, cur: [2]int{4, 2}},
+			{at: 3700, keys: "2", show: []string{"$ p", ">>> 1", ">>> 2"}, ul: []string{"", "", "    _"}, cur: [2]int{5, 2}},
+		}},
+		// Every line of the program starts hidden, an echo later.
+		off: featureOutcome{steps: []step{
+			{at: 3600, host: "\r\n>>> ", acked: 4, echo: 4, show: []string{"$ p", ">>> 1", ">>>"}, cur: [2]int{4, 2}},
+			{at: 3700, keys: "2", show: []string{"$ p", ">>> 1", ">>>"}, cur: [2]int{4, 2}},
+		}},
+	},
+	{
 		// A password typed after sudo without pausing: its "u" is
 		// guessed where the prompt has a "u".
 		feature: "CursorCheck", name: "password prompt", w: 30, h: 4,

@@ -73,7 +73,7 @@ func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link 
 // Shown reports whether the user already sees the effect of every key of
 // the last NewUserInput: each was predicted, in a confirmed epoch, and
 // predictions are displayed. The session may then let those keys wait
-// for the next frame interval (vt.UserStream.PushShownKeys): their echo
+// for the next frame interval (statesync.UserStream.PushShownKeys): their echo
 // only confirms what is on the screen.
 func (e *Engine) Shown() bool { return e.shown }
 

@@ -37,7 +37,7 @@ func (e *Engine) initCursor(fb *vt.Framebuffer, k *key) {
 	if len(e.cursors) == 0 {
 		x, y := fb.Cursor()
 		e.cursors = append(e.cursors, cursorPred{overlay: overlay{frame: k.frame, epoch: e.predEpoch, when: k.when, seq: k.seq}, col: x, row: y})
-		if e.line.epoch == 0 {
+		if e.line.epoch == 0 || e.line.pending {
 			e.line.begin(x, y, e.predEpoch, true)
 		}
 		return

@@ -26,11 +26,17 @@ type lineState struct {
 	// of col (the prompt).
 	verified bool
 	cells    []vt.Cell
+	// pending says a line began with an Enter whose predicted start the
+	// server's screen contradicted (a program with a prompt of its own):
+	// it starts where the server's cursor is when the next key is
+	// predicted (Engine.initCursor), so that the server's confirmation of
+	// that key teaches the new prompt.
+	pending bool
 }
 
 // begin starts tracking a line at (col, row) predicted in epoch.
 func (l *lineState) begin(col, row int, epoch uint64, fromReturn bool) {
-	l.col, l.row, l.epoch, l.fromReturn, l.verified = col, row, epoch, fromReturn, false
+	l.col, l.row, l.epoch, l.fromReturn, l.verified, l.pending = col, row, epoch, fromReturn, false, false
 }
 
 // learn ends the current line at Enter, learning where lines start and

@@ -26,7 +26,7 @@ type Link struct {
 	Acked uint64
 
 	// EchoAck is the echo ack of the newest server state
-	// (vt.Complete.EchoAck): every key in client states up to it has had
+	// (statesync.Complete.EchoAck): every key in client states up to it has had
 	// time to be echoed, so predictions for them can be judged.
 	EchoAck uint64
 }

@@ -64,6 +64,12 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 		e.line.begin(m.originX, m.originY, epoch, m.fromReturn)
 		e.line.verify(fb)
 		e.stats.Quick++
+	case e.features.LineStart && m.echoed == 0 && first > 0 && e.log[first-1].kind == keyReturn:
+		// The screen shows the Enter and nothing typed since: the line
+		// starts where the server's cursor is when the next key is
+		// predicted, which may be before the program has drawn its
+		// prompt (initCursor).
+		e.line.pending = true
 	}
 	for i := first + m.echoed; i < len(e.log); i++ {
 		e.predictKey(&e.log[i], fb)

@@ -20,7 +20,7 @@ import (
 // it.
 //
 // The client also shows the server's screen on the alternate screen while
-// the server is behind (vt.Complete.ScrollBehind): lines wait in its
+// the server is behind (statesync.Complete.ScrollBehind): lines wait in its
 // history, and its screen shows newer rows, which a shrink of the primary
 // screen would push into the scrollback ahead of them.
 //

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/netaddr"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // Forwarding over gosh channels (docs/protocol.md section 12.2): a
@@ -83,7 +83,7 @@ const chanHeldMax = 16 * maxChannels
 // round trip): 4 KiB took 19 s without loss and 116 s at 10 % loss each
 // way, 8 KiB 10 s and 84 s, 16 KiB 5.4 s and 61 s, 32 KiB 2.6 s and
 // 64 s. Beyond it the sender's own window (pathDelay) holds frames
-// back. The peer's credit (vt.ChannelWindow) bounds what is buffered at
+// back. The peer's credit (statesync.ChannelWindow) bounds what is buffered at
 // its end.
 const chanInFlight = 32 << 10
 
@@ -117,7 +117,7 @@ type channel struct {
 	more      chan struct{}      // lets the reader take its next chunk
 	writes    *writeQueue        // to the writer; nil ends the writing side
 	written   int                // written since the last credit we granted
-	extra     int                // the window's growth beyond vt.ChannelWindow (stream.go)
+	extra     int                // the window's growth beyond statesync.ChannelWindow (stream.go)
 	listening bool               // a listening channel (-R): no data, its connections open channels of their own
 	listener  Listener           // its listener, once open
 	notice    string             // for the peer's listening channel: what to tell its user once listening
@@ -129,9 +129,9 @@ type channel struct {
 }
 
 // chanState is the local state that carries the channel messages: the
-// client's vt.UserStream, the server's vt.Complete.
+// client's statesync.UserStream, the server's statesync.Complete.
 type chanState interface {
-	PushChannel(vt.ChannelMsg)
+	PushChannel(statesync.ChannelMsg)
 	ChannelBytes() int // Data bytes held: not yet acknowledged
 	ChannelHeld() int  // messages held: not yet acknowledged
 }
@@ -187,7 +187,7 @@ func newChannels(server bool, st chanState, dial dialFunc, log logf.Func) *chann
 }
 
 // push appends m to the local state.
-func (cs *channels) push(m vt.ChannelMsg) { cs.state.PushChannel(m) }
+func (cs *channels) push(m statesync.ChannelMsg) { cs.state.PushChannel(m) }
 
 // room reports whether the local state has room for n more messages
 // under limit (chanHeldMax, or half of it for data and credit).
@@ -287,7 +287,7 @@ func (cs *channels) openListen(hostPort, label string) uint32 {
 	cs.nextID += 2
 	ch := cs.add(id)
 	ch.listening, ch.label = true, label
-	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(ServiceListen(hostPort))})
+	cs.push(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(ServiceListen(hostPort))})
 	return id
 }
 
@@ -312,7 +312,7 @@ func (cs *channels) open(service, label string, c io.ReadWriteCloser) {
 	cs.nextID += 2
 	ch := cs.add(id)
 	ch.label = label
-	cs.push(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(service)})
+	cs.push(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(service)})
 	cs.boost(ch)
 	cs.attach(ch, c)
 }
@@ -326,7 +326,7 @@ func (cs *channels) boost(ch *channel) {
 	if grow <= 0 || !cs.streaming() {
 		return
 	}
-	cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(grow)})
+	cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelCredit, Credit: uint32(grow)})
 	ch.extra += grow
 	cs.extra += grow
 	ch.allowed += int64(grow)
@@ -334,7 +334,7 @@ func (cs *channels) boost(ch *channel) {
 
 // add records a new channel with the initial windows.
 func (cs *channels) add(id uint32) *channel {
-	ch := &channel{id: id, credit: vt.ChannelWindow, allowed: vt.ChannelWindow,
+	ch := &channel{id: id, credit: statesync.ChannelWindow, allowed: statesync.ChannelWindow,
 		more: make(chan struct{}, 1), writes: newWriteQueue()}
 	cs.record(ch)
 	return ch
@@ -464,7 +464,7 @@ func (w *writeQueue) next(done <-chan struct{}) (b []byte, ok bool) {
 // receiveOpen acts on the peer's opening of channel m.ID: a listening
 // channel, a connection dialled for a service this side offers, or a
 // refusal.
-func (cs *channels) receiveOpen(m vt.ChannelMsg) {
+func (cs *channels) receiveOpen(m statesync.ChannelMsg) {
 	if !cs.room(1, chanHeldMax) {
 		// The peer does not acknowledge what it was told: it is not
 		// told more.
@@ -519,22 +519,22 @@ func (cs *channels) receiveOpen(m vt.ChannelMsg) {
 }
 
 // refuse answers the peer's open m with a Close saying why.
-func (cs *channels) refuse(m vt.ChannelMsg, why string) {
+func (cs *channels) refuse(m statesync.ChannelMsg, why string) {
 	if cs.refused++; cs.refused <= 8 || cs.refused%1024 == 0 {
 		cs.logf.Printf("channels: refused a channel for %q: %s (%d refused)", m.Data, why, cs.refused)
 	}
-	cs.push(vt.ChannelMsg{ID: m.ID, Kind: vt.ChannelClose, Data: []byte(why)})
+	cs.push(statesync.ChannelMsg{ID: m.ID, Kind: statesync.ChannelClose, Data: []byte(why)})
 }
 
 // receive acts on a message from the peer.
-func (cs *channels) receive(m vt.ChannelMsg) {
+func (cs *channels) receive(m statesync.ChannelMsg) {
 	ch := cs.byID[m.ID]
 	switch m.Kind {
-	case vt.ChannelOpen:
+	case statesync.ChannelOpen:
 		if ch == nil && m.ID%2 != cs.nextID%2 { // not a duplicate, nor an id of ours
 			cs.receiveOpen(m)
 		}
-	case vt.ChannelData:
+	case statesync.ChannelData:
 		if ch != nil && ch.listening && cs.notice != nil && !ch.gotClose && ch.id%2 == cs.nextID%2 {
 			cs.notice(ch.label, string(m.Data)) // the peer listens, but not quite where asked
 			return
@@ -548,13 +548,13 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 			return
 		}
 		ch.writes.put(m.Data)
-	case vt.ChannelCredit:
+	case statesync.ChannelCredit:
 		if ch == nil {
 			return
 		}
 		ch.credit += int64(m.Credit)
 		cs.flush(ch)
-	case vt.ChannelClose:
+	case statesync.ChannelClose:
 		if ch == nil || ch.gotClose {
 			return
 		}
@@ -569,7 +569,7 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 		case ch.listening:
 			if !ch.sentClose {
 				ch.sentClose = true
-				cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelClose})
+				cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelClose})
 			}
 			cs.forget(ch)
 		case ch.writeDone:
@@ -580,6 +580,13 @@ func (cs *channels) receive(m vt.ChannelMsg) {
 			ch.writes.put(nil)
 		}
 	}
+}
+
+// drop closes a local connection a listener accepted, for which no
+// channel is opened (there is no peer to open it with).
+func (cs *channels) drop(ev chanEvent) {
+	cs.busy.Add(-1) // the accepting goroutine's count
+	ev.conn.Close()
 }
 
 // accepted opens a channel for a local connection a listener accepted,
@@ -630,7 +637,7 @@ func (cs *channels) event(ev chanEvent) {
 	case ev.dialed && ev.listener != nil:
 		ch.listener = ev.listener
 		if ch.notice != "" {
-			cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelData, Data: []byte(ch.notice)})
+			cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelData, Data: []byte(ch.notice)})
 		}
 		cs.listenOn(ch.id, ev.listener)
 	case ev.dialed:
@@ -662,7 +669,7 @@ func (cs *channels) event(ev chanEvent) {
 // session: a channel that keeps draining gets the window its path's
 // bandwidth-delay product needs.
 func (cs *channels) grant(ch *channel) {
-	win := vt.ChannelWindow + ch.extra
+	win := statesync.ChannelWindow + ch.extra
 	if ch.written < win/2 || ch.gotClose || !cs.room(1, chanHeldMax/2) {
 		return
 	}
@@ -672,7 +679,7 @@ func (cs *channels) grant(ch *channel) {
 		ch.extra += grow
 		cs.extra += grow
 	}
-	cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelCredit, Credit: uint32(credit)})
+	cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelCredit, Credit: uint32(credit)})
 	ch.allowed += credit
 	ch.written = 0
 }
@@ -712,14 +719,14 @@ func (cs *channels) flush(ch *channel) {
 			break // acks make room: flushAll
 		}
 		n := min(len(ch.pending), room, int(min(ch.credit, chanChunk)))
-		cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelData, Data: ch.pending[:n]})
+		cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelData, Data: ch.pending[:n]})
 		ch.pending, ch.credit = ch.pending[n:], ch.credit-int64(n)
 	}
 	switch {
 	case len(ch.pending) > 0 || ch.sentClose:
 	case ch.readEOF:
 		ch.sentClose = true
-		cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelClose})
+		cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelClose})
 		if ch.writeDone {
 			cs.forget(ch)
 		}
@@ -745,7 +752,7 @@ func (cs *channels) flushAll() {
 // fail ends a channel at once, telling the peer why unless it was told.
 func (cs *channels) fail(ch *channel, why string) {
 	if !ch.sentClose {
-		cs.push(vt.ChannelMsg{ID: ch.id, Kind: vt.ChannelClose, Data: []byte(why)})
+		cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelClose, Data: []byte(why)})
 	}
 	ch.readEOF, ch.sentClose, ch.writeDone, ch.pending = true, true, true, nil
 	if ch.gotClose {

@@ -382,3 +382,32 @@ func TestForwardPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentBeforeClient: connections to the agent socket before a client
+// that forwards is attached are ended at once, and cost no channel: more
+// of them than a session has channels leave the agent working once the
+// client is there. (They used to keep their count of busy channels, and
+// after 256 of them every connection was closed as one too many.)
+func TestAgentBeforeClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = true
+		agent := newPipeListener()
+		r.startServer(session.ServerConfig{Agent: agent})
+		for i := range 300 {
+			c := agent.connect(t)
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+				t.Fatalf("connection %d before a client: read %v, want EOF", i, err)
+			}
+			c.Close()
+		}
+		r.startClient(session.ClientConfig{DialAgent: upperAgent})
+		r.waitScreen(ready, 2*time.Second)
+		c := agent.connect(t)
+		if got, err := request(t, c, []byte("list keys"), 5*time.Second); err != nil || string(got) != "LIST KEYS" {
+			t.Fatalf("request once the client is there = %q, %v; want LIST KEYS", got, err)
+		}
+		c.Close()
+	})
+}

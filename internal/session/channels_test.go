@@ -11,15 +11,15 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // peerState is a local state whose peer acknowledges nothing: it holds
 // every message pushed.
-type peerState struct{ msgs []vt.ChannelMsg }
+type peerState struct{ msgs []statesync.ChannelMsg }
 
-func (s *peerState) PushChannel(m vt.ChannelMsg) { s.msgs = append(s.msgs, m) }
-func (s *peerState) ChannelHeld() int            { return len(s.msgs) }
+func (s *peerState) PushChannel(m statesync.ChannelMsg) { s.msgs = append(s.msgs, m) }
+func (s *peerState) ChannelHeld() int                   { return len(s.msgs) }
 func (s *peerState) ChannelBytes() int {
 	n := 0
 	for _, m := range s.msgs {
@@ -32,7 +32,7 @@ func (s *peerState) ChannelBytes() int {
 func (s *peerState) closes() int {
 	n := 0
 	for _, m := range s.msgs {
-		if m.Kind == vt.ChannelClose {
+		if m.Kind == statesync.ChannelClose {
 			n++
 		}
 	}
@@ -59,12 +59,12 @@ func TestClientRefusesServerChannels(t *testing.T) {
 		c := &client{cfg: ClientConfig{DialAgent: tc.dial}}
 		st := &peerState{}
 		cs := newChannels(false, st, c.dialService, nil)
-		cs.receive(vt.ChannelMsg{ID: 1, Kind: vt.ChannelOpen, Data: []byte(tc.service)})
-		if len(st.msgs) != 1 || st.msgs[0].Kind != vt.ChannelClose || st.msgs[0].ID != 1 {
+		cs.receive(statesync.ChannelMsg{ID: 1, Kind: statesync.ChannelOpen, Data: []byte(tc.service)})
+		if len(st.msgs) != 1 || st.msgs[0].Kind != statesync.ChannelClose || st.msgs[0].ID != 1 {
 			t.Errorf("%s: pushed %+v, want a Close of channel 1", tc.name, st.msgs)
 		}
 		// Data for the refused channel goes nowhere.
-		cs.receive(vt.ChannelMsg{ID: 1, Kind: vt.ChannelData, Data: []byte("x")})
+		cs.receive(statesync.ChannelMsg{ID: 1, Kind: statesync.ChannelData, Data: []byte("x")})
 		cs.close()
 	}
 	if dialled != 0 {
@@ -85,7 +85,7 @@ func TestChannelsBounded(t *testing.T) {
 	cs := newChannels(true, st, eofDial, nil)
 	defer cs.close()
 	for id := uint32(2); id < 2+2*(maxChannels+10); id += 2 {
-		cs.receive(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
+		cs.receive(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
 	}
 	if len(cs.byID) != maxChannels || st.closes() != 10 {
 		t.Errorf("%d channels held, %d refused; want %d and 10", len(cs.byID), st.closes(), maxChannels)
@@ -102,7 +102,7 @@ func TestRefusalsBounded(t *testing.T) {
 		cs := newChannels(false, st, (&client{}).dialService, nil)
 		const opens = 100_000
 		for i := range opens {
-			cs.receive(vt.ChannelMsg{ID: uint32(2*i + 1), Kind: vt.ChannelOpen, Data: []byte(service)})
+			cs.receive(statesync.ChannelMsg{ID: uint32(2*i + 1), Kind: statesync.ChannelOpen, Data: []byte(service)})
 		}
 		if len(st.msgs) > chanHeldMax {
 			t.Errorf("%s: %d opens left %d messages in the state, want at most %d", service, opens, len(st.msgs), chanHeldMax)
@@ -111,8 +111,8 @@ func TestRefusalsBounded(t *testing.T) {
 			t.Errorf("%s: %d opens dropped, want %d", service, cs.dropped, opens-len(st.msgs))
 		}
 		st.msgs = nil // acknowledged
-		cs.receive(vt.ChannelMsg{ID: 2*opens + 1, Kind: vt.ChannelOpen, Data: []byte(service)})
-		if len(st.msgs) != 1 || st.msgs[0].Kind != vt.ChannelClose {
+		cs.receive(statesync.ChannelMsg{ID: 2*opens + 1, Kind: statesync.ChannelOpen, Data: []byte(service)})
+		if len(st.msgs) != 1 || st.msgs[0].Kind != statesync.ChannelClose {
 			t.Errorf("%s: after the ack, pushed %+v, want a Close", service, st.msgs)
 		}
 		cs.close()
@@ -220,7 +220,7 @@ func TestHandshakeBounded(t *testing.T) {
 			}
 			p.SetReadDeadline(time.Time{})
 		}
-		cs.receive(vt.ChannelMsg{ID: 2, Kind: vt.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
+		cs.receive(statesync.ChannelMsg{ID: 2, Kind: statesync.ChannelOpen, Data: []byte("tcp:127.0.0.1:7")})
 		if len(st.msgs) != 1 || string(st.msgs[0].Data) != "too many channels" {
 			t.Errorf("the peer's open during %d handshakes: pushed %+v, want a refusal", maxChannels, st.msgs)
 		}

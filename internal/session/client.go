@@ -14,6 +14,7 @@ import (
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -171,7 +172,7 @@ type client struct {
 	start time.Time
 
 	// Owned by run:
-	tr        *ssp.Transport[*vt.UserStream, *vt.Complete]
+	tr        *ssp.Transport[*statesync.UserStream, *statesync.Complete]
 	term      Terminal
 	tinfo     *terminfo.Terminal
 	display   *vt.Display
@@ -255,7 +256,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	c.sizeCols, c.sizeRows = c.cols, c.rows
 
 	var err error
-	remote := vt.NewComplete(c.cols, c.rows)
+	remote := statesync.NewComplete(c.cols, c.rows)
 	if cfg.Epoch > 0 {
 		_, remote = epochStatesClient()
 	}
@@ -274,7 +275,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 		ResumeFrom: cfg.ResumeFrom,
 		FirstSeq:   cfg.FirstSeq,
 		ReserveSeq: cfg.ReserveSeq,
-	}, vt.NewUserStream(), remote, c.start)
+	}, statesync.NewUserStream(), remote, c.start)
 	if err != nil {
 		return nil, err
 	}
@@ -588,17 +589,22 @@ func (c *client) channelStream() *chanStream {
 func (c *client) deadline(now time.Time) wake {
 	var w wake
 	w.add(c.tr.NextDeadline())
-	w.add(c.notify.NextDeadline(now))
-	w.add(c.predict.NextDeadline())
 	w.add(c.fb.deadline(now))
 	if c.cstream != nil {
 		w.add(c.cstream.st.NextDeadline())
 	}
 	if c.fenced.pending {
+		// Paints wait for the terminal's answer, which wakes the loop as
+		// typed bytes, or for its deadline. What only a paint acts on
+		// (the bar, the predictions, the parked cursor) waits with them:
+		// a deadline of theirs already past would make the loop spin.
 		w.add(c.fenced.deadline)
-	}
-	if c.scrollSync && now.Before(c.dragUntil) {
-		w.add(c.dragUntil) // the cursor goes back
+	} else {
+		w.add(c.notify.NextDeadline(now))
+		w.add(c.predict.NextDeadline())
+		if c.scrollSync && now.Before(c.dragUntil) {
+			w.add(c.dragUntil) // the cursor goes back
+		}
 	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // ControlOp is what a [ControlRequest] asks of a running server.
@@ -110,13 +110,13 @@ const takenOverLinger = 10 * time.Second
 // and an empty input stream. A client that resumes or takes over a
 // session starts from them too, whatever its size: its first event is
 // its size, and the server's first diff carries the whole screen.
-func epochStates() (*vt.Complete, *vt.UserStream) {
-	return vt.NewComplete(80, 24), vt.NewUserStream()
+func epochStates() (*statesync.Complete, *statesync.UserStream) {
+	return statesync.NewComplete(80, 24), statesync.NewUserStream()
 }
 
 // epochStatesClient are epochStates as a client holds them: its
 // initial user stream, and the server's initial screen.
-func epochStatesClient() (*vt.UserStream, *vt.Complete) {
+func epochStatesClient() (*statesync.UserStream, *statesync.Complete) {
 	remote, local := epochStates()
 	return local, remote
 }
@@ -130,7 +130,7 @@ func (s *server) attach(from string, now time.Time) (sspcrypto.Key, error) {
 	if err != nil {
 		return sspcrypto.Key{}, err
 	}
-	tr, err := ssp.NewTransport(s.transportConfig(key), s.term, vt.NewUserStream(), now)
+	tr, err := ssp.NewTransport(s.transportConfig(key), s.term, statesync.NewUserStream(), now)
 	if err != nil {
 		return sspcrypto.Key{}, err
 	}
@@ -154,7 +154,7 @@ func (s *server) attach(from string, now time.Time) (sspcrypto.Key, error) {
 // and the scrollback resumes where the client says its terminal is.
 func (s *server) newClient(now time.Time) {
 	s.epoch = s.tr.Epoch()
-	s.input, s.remoteNum = vt.NewUserStream(), 0
+	s.input, s.remoteNum = statesync.NewUserStream(), 0
 	s.echo = echoAcker{}
 	s.term.SetEchoAck(0)
 	s.chans.reset()

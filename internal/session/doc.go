@@ -18,8 +18,9 @@
 //     testing/synctest replaces with virtual time.
 //
 // So the tests run the real loops in process over a lossy in-memory
-// network in virtual time (client_test.go, server_test.go): typing,
-// resizing, roaming, outages and every timeout, with no goroutine left
+// network in virtual time (the rig is rig_test.go; session_test.go,
+// campaign_test.go and handover_test.go drive it): typing, resizing,
+// roaming, outages, takeovers and every timeout, with no goroutine left
 // behind. Process-wide effects live with the callers: internal/daemon
 // detaches the server and installs its signal handlers; cmd/gosh does the
 // client's.

@@ -31,6 +31,7 @@ import (
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -143,7 +144,7 @@ func TestHostileServer(t *testing.T) {
 		r.startClient(session.ClientConfig{})
 		a := newAttacker(t, r.srvPC, r.key, sspcrypto.ToClient, r.cliConn.LocalAddr())
 		a.follow()
-		base := vt.NewComplete(80, 24)
+		base := statesync.NewComplete(80, 24)
 		one := base.Clone()
 		one.Resize(vt.MaxCols, vt.MaxRows)
 		time.Sleep(100 * time.Millisecond)
@@ -175,7 +176,7 @@ func TestHostileServer(t *testing.T) {
 		time.Sleep(time.Second)
 		checkHeapCeiling(t, "client", before)
 		// The client is alive and shows the server's newest state.
-		last := vt.NewComplete(80, 24)
+		last := statesync.NewComplete(80, 24)
 		last.Feed([]byte("survived"), nil)
 		a.instruction(ssp.Instruction{OldNum: 1, NewNum: num, Diff: last.Diff(one)})
 		r.waitScreen("survived", 5*time.Second)
@@ -202,7 +203,7 @@ func TestHostileClient(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
 
-		base := vt.NewUserStream()
+		base := statesync.NewUserStream()
 		one := base.Clone()
 		one.PushKeys([]byte("x"))
 		a.instruction(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(base)})
@@ -294,10 +295,10 @@ func TestFloodWithoutKey(t *testing.T) {
 
 // hostileOpens is how many channel opens (of hostileService) a hostile
 // peer puts in each diff: about as many as a state takes
-// (vt.MaxChannelBacklog).
+// (statesync.MaxChannelBacklog).
 const (
 	hostileService = "tcp:127.0.0.1:22"
-	hostileOpens   = vt.MaxChannelBacklog/(vt.ChannelMessageCost+len(hostileService)) - 1000
+	hostileOpens   = statesync.MaxChannelBacklog/(statesync.ChannelMessageCost+len(hostileService)) - 1000
 )
 
 // TestHostileServerChannelOpens: a compromised server opens channels the
@@ -314,12 +315,12 @@ func TestHostileServerChannelOpens(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
 		caps := uint64(session.CapChannels)
-		prev, id := vt.NewComplete(80, 24), uint32(1)
+		prev, id := statesync.NewComplete(80, 24), uint32(1)
 		for n := range 20 {
 			next := prev.Clone()
 			next.TrimChannels(next.ChannelTotal()) // the client took them
 			for range hostileOpens {
-				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(hostileService)})
+				next.PushChannel(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(hostileService)})
 				id += 2
 			}
 			a.instruction(ssp.Instruction{OldNum: uint64(n), NewNum: uint64(n + 1), ThrowawayNum: uint64(n), Diff: next.Diff(prev), GoshCaps: caps})
@@ -347,8 +348,8 @@ func TestHostileClientChannelOpens(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		before := heapNow()
 		caps := uint64(session.CapChannels)
-		prev, id, num := vt.NewUserStream(), uint32(2), uint64(0)
-		send := func(next *vt.UserStream) {
+		prev, id, num := statesync.NewUserStream(), uint32(2), uint64(0)
+		send := func(next *statesync.UserStream) {
 			a.instruction(ssp.Instruction{OldNum: num, NewNum: num + 1, ThrowawayNum: num, Diff: next.Diff(prev), GoshCaps: caps})
 			prev, num = next, num+1
 		}
@@ -359,7 +360,7 @@ func TestHostileClientChannelOpens(t *testing.T) {
 			next := prev.Clone()
 			next.Subtract(next)
 			for range hostileOpens {
-				next.PushChannel(vt.ChannelMsg{ID: id, Kind: vt.ChannelOpen, Data: []byte(hostileService)})
+				next.PushChannel(statesync.ChannelMsg{ID: id, Kind: statesync.ChannelOpen, Data: []byte(hostileService)})
 				id += 2
 			}
 			send(next)
@@ -397,8 +398,8 @@ func TestHostileServerScrollback(t *testing.T) {
 		before := heapNow()
 		caps := uint64(session.CapScrollback)
 		text := []byte(strings.Repeat("x", 40))
-		per := vt.MaxScrollBacklog/(vt.ScrollLineCost+len(text)) - 100
-		prev, line := vt.NewComplete(80, 24), uint64(0)
+		per := statesync.MaxScrollBacklog/(statesync.ScrollLineCost+len(text)) - 100
+		prev, line := statesync.NewComplete(80, 24), uint64(0)
 		for n := range 20 {
 			next := prev.Clone()
 			next.TrimScroll(next.ScrollTotal())

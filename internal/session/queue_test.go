@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -46,7 +47,7 @@ func TestQueueBounded(t *testing.T) {
 			}
 			bytes := 0
 			for _, l := range c.queue {
-				bytes += len(l.Text) + vt.ScrollLineCost
+				bytes += len(l.Text) + statesync.ScrollLineCost
 			}
 			if len(c.queue) > queueLines || bytes > queueBytes {
 				t.Fatalf("%d batches of %d lines of %d bytes: the queue holds %d lines, %d bytes; want at most %d, %d",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -32,7 +33,7 @@ const (
 
 // queueLines and queueBytes bound the lines a client holds for its
 // terminal's scrollback that the terminal has not taken yet (the queue):
-// what a server may send is bounded per state (vt.MaxScrollBacklog), but
+// what a server may send is bounded per state (statesync.MaxScrollBacklog), but
 // the client takes each state's lines at once and the terminal takes them
 // a screenful per round trip, so a server (a hostile one, or a fast one
 // before a slow terminal) could make the queue grow without end. Past
@@ -76,7 +77,7 @@ func (s *server) pushScrollback() {
 // scrollLines returns the lines of the server's state the client has not
 // put into the terminal's scrollback yet, with a marker line for each gap
 // in their numbers, and trims them from the state.
-func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
+func (c *client) scrollLines(remote *statesync.Complete) []vt.ScrollLine {
 	if c.scrollPos >= remote.ScrollTotal() {
 		return nil
 	}
@@ -111,7 +112,7 @@ func (c *client) scrollLines(remote *vt.Complete) []vt.ScrollLine {
 // queueBytes; a marker line takes the place of those dropped. The queue
 // is replaced, not changed in place: a snapshot (resize.go) may hold it.
 func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
-	size := func(l vt.ScrollLine) int { return len(l.Text) + vt.ScrollLineCost }
+	size := func(l vt.ScrollLine) int { return len(l.Text) + statesync.ScrollLineCost }
 	n, bytes := len(c.queue)+len(add), 0
 	for _, l := range c.queue {
 		bytes += size(l)
@@ -126,7 +127,7 @@ func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
 	// first, keeping room for the marker.
 	tail := append(slices.Clone(c.queue[c.onTop:]), add...)
 	drop := 0
-	for drop < len(tail) && (n-drop+1 > queueLines || bytes+vt.ScrollLineCost+64 > queueBytes) {
+	for drop < len(tail) && (n-drop+1 > queueLines || bytes+statesync.ScrollLineCost+64 > queueBytes) {
 		bytes -= size(tail[drop])
 		drop++
 	}

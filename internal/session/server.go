@@ -11,6 +11,7 @@ import (
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -106,7 +107,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 	logf := cfg.Logf
 	now := time.Now()
 	cols, rows := ClampSize(cfg.Cols, cfg.Rows)
-	term := vt.NewComplete(cols, rows)
+	term := statesync.NewComplete(cols, rows)
 	if len(cfg.MOTD) > 0 {
 		term.Feed(cfg.MOTD, nil)
 	}
@@ -115,7 +116,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 	}
 	// (MOTD lines that scrolled are in the history: the client gets them.)
 	tcfg := serverTransport(cfg, cfg.Key, logf)
-	tr, err := ssp.NewTransport(tcfg, term, vt.NewUserStream(), now)
+	tr, err := ssp.NewTransport(tcfg, term, statesync.NewUserStream(), now)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func newServer(cfg ServerConfig) (*server, error) {
 	chans.listen = cfg.listenService // the client's -R
 	s := &server{
 		chans: chans,
-		input: vt.NewUserStream(),
+		input: statesync.NewUserStream(),
 		cfg:   cfg, logf: logf, tr: tr, term: term, start: now,
 		conn: cfg.Conn, pty: cfg.PTY, signals: cfg.Signals,
 		ptyOut:    make(chan []byte),
@@ -176,8 +177,8 @@ type server struct {
 	start time.Time
 
 	// Owned by run:
-	tr        *ssp.Transport[*vt.Complete, *vt.UserStream]
-	term      *vt.Complete // tr.Current()
+	tr        *ssp.Transport[*statesync.Complete, *statesync.UserStream]
+	term      *statesync.Complete // tr.Current()
 	keys      keyTranslator
 	echo      echoAcker
 	queue     [][]byte // input waiting to be written to the pty
@@ -192,14 +193,14 @@ type server struct {
 	exit      bool   // end the session at the next iteration
 	reply     []byte
 	chans     *channels
-	cstream   *chanStream    // the channels' stream, once the client takes it (stream.go)
-	input     *vt.UserStream // the client's events taken so far (holds none)
-	listening bool           // the agent socket is served
-	histPos   uint64         // the next history line to put into the state
-	epoch     uint64         // the client's epoch (control.go)
+	cstream   *chanStream           // the channels' stream, once the client takes it (stream.go)
+	input     *statesync.UserStream // the client's events taken so far (holds none)
+	listening bool                  // the agent socket is served
+	histPos   uint64                // the next history line to put into the state
+	epoch     uint64                // the client's epoch (control.go)
 	// A session taken over keeps the previous client's transport a while
 	// to tell it so (control.go).
-	oldTr      *ssp.Transport[*vt.Complete, *vt.UserStream]
+	oldTr      *ssp.Transport[*statesync.Complete, *statesync.UserStream]
 	oldUntil   time.Time
 	attachedAt time.Time // when a new client last took the session (over, or resumed it)
 
@@ -276,7 +277,7 @@ func (s *server) run(ctx context.Context) error {
 			s.written(err)
 		case ev := <-s.chans.events:
 			if ev.accepted != "" && s.peerCaps()&capChannels == 0 {
-				ev.conn.Close() // a stock client, or none yet: nothing to forward to
+				s.chans.drop(ev) // a stock client, or none yet: nothing to forward to
 				continue
 			}
 			s.chans.event(ev)

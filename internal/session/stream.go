@@ -8,8 +8,8 @@ import (
 
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/ssp"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/stream"
-	"github.com/gosh-term/gosh/internal/vt"
 )
 
 // capStream is the gosh_caps bit of a peer that takes channel messages in
@@ -25,7 +25,7 @@ const capStream = 1 << 36
 //	kind (1) | id (uvarint) | length (uvarint) | data      the others
 //
 // with the kinds of section 12.2. A message whose data is longer than
-// vt.MaxChannelMessage, or of an unknown kind, makes the stream malformed:
+// statesync.MaxChannelMessage, or of an unknown kind, makes the stream malformed:
 // the receiver ignores everything it carries from then on.
 var errStreamMsg = errors.New("session: malformed channel message in the stream")
 
@@ -56,10 +56,10 @@ func newChanStream(now time.Time, rtt time.Duration) *chanStream {
 }
 
 // push appends m to the stream.
-func (cs *chanStream) push(m vt.ChannelMsg) {
+func (cs *chanStream) push(m statesync.ChannelMsg) {
 	b := append(cs.enc[:0], byte(m.Kind))
 	b = binary.AppendUvarint(b, uint64(m.ID))
-	if m.Kind == vt.ChannelCredit {
+	if m.Kind == statesync.ChannelCredit {
 		b = binary.AppendUvarint(b, uint64(m.Credit))
 	} else {
 		b = binary.AppendUvarint(b, uint64(len(m.Data)))
@@ -85,7 +85,7 @@ func (cs *chanStream) held() int {
 
 // receive takes a stream packet that arrived at now and returns the
 // channel messages it completed, in order.
-func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []vt.ChannelMsg {
+func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []statesync.ChannelMsg {
 	if err := cs.st.Receive(now, pkt); err != nil {
 		return nil // dropped; counted in the stream's stats
 	}
@@ -94,7 +94,7 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []vt.Cha
 		return nil
 	}
 	cs.partial = append(cs.partial, b...)
-	var out []vt.ChannelMsg
+	var out []statesync.ChannelMsg
 	for {
 		m, n, err := parseStreamMsg(cs.partial)
 		if err != nil {
@@ -118,12 +118,12 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []vt.Cha
 
 // parseStreamMsg parses the first channel message of b; n is 0 if b
 // holds only part of it. The message's data is a copy.
-func parseStreamMsg(b []byte) (m vt.ChannelMsg, n int, err error) {
+func parseStreamMsg(b []byte) (m statesync.ChannelMsg, n int, err error) {
 	if len(b) == 0 {
 		return m, 0, nil
 	}
-	m.Kind = vt.ChannelKind(b[0])
-	if m.Kind < vt.ChannelOpen || m.Kind > vt.ChannelCredit {
+	m.Kind = statesync.ChannelKind(b[0])
+	if m.Kind < statesync.ChannelOpen || m.Kind > statesync.ChannelCredit {
 		return m, 0, errStreamMsg
 	}
 	id, k := binary.Uvarint(b[1:])
@@ -138,11 +138,11 @@ func parseStreamMsg(b []byte) (m vt.ChannelMsg, n int, err error) {
 	switch {
 	case k == 0:
 		return m, 0, nil
-	case k < 0 || v > 1<<32-1 || m.Kind != vt.ChannelCredit && v > vt.MaxChannelMessage:
+	case k < 0 || v > 1<<32-1 || m.Kind != statesync.ChannelCredit && v > statesync.MaxChannelMessage:
 		return m, 0, errStreamMsg
 	}
 	n += k
-	if m.Kind == vt.ChannelCredit {
+	if m.Kind == statesync.ChannelCredit {
 		m.Credit = uint32(v)
 		return m, n, nil
 	}
@@ -214,14 +214,14 @@ func (cs *chanStream) flush(tr auxTransport, conn *ssp.Conn, now time.Time) erro
 }
 
 // chanSink is where a session's channels put their messages: the
-// synchronised state's log (vt.UserStream, vt.Complete) or, once the
+// synchronised state's log (statesync.UserStream, statesync.Complete) or, once the
 // peer takes it, the stream.
 type chanSink struct {
 	log    chanState
 	stream func() *chanStream // the stream, if the peer takes it now; else nil
 }
 
-func (s *chanSink) PushChannel(m vt.ChannelMsg) {
+func (s *chanSink) PushChannel(m statesync.ChannelMsg) {
 	if st := s.stream(); st != nil {
 		st.push(m)
 		return

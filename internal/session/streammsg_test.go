@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // TestStreamMessages: channel messages pushed into one chanStream come
@@ -13,16 +13,16 @@ import (
 func TestStreamMessages(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := newChanStream(now, 10*time.Millisecond), newChanStream(now, 10*time.Millisecond)
-	msgs := []vt.ChannelMsg{
-		{ID: 2, Kind: vt.ChannelOpen, Data: []byte("tcp:db:5432")},
-		{ID: 2, Kind: vt.ChannelCredit, Credit: 458752},
-		{ID: 2, Kind: vt.ChannelData, Data: bytes.Repeat([]byte("x"), vt.MaxChannelMessage)},
-		{ID: 1<<32 - 1, Kind: vt.ChannelClose, Data: []byte("bye")},
+	msgs := []statesync.ChannelMsg{
+		{ID: 2, Kind: statesync.ChannelOpen, Data: []byte("tcp:db:5432")},
+		{ID: 2, Kind: statesync.ChannelCredit, Credit: 458752},
+		{ID: 2, Kind: statesync.ChannelData, Data: bytes.Repeat([]byte("x"), statesync.MaxChannelMessage)},
+		{ID: 1<<32 - 1, Kind: statesync.ChannelClose, Data: []byte("bye")},
 	}
 	for _, m := range msgs {
 		a.push(m)
 	}
-	var got []vt.ChannelMsg
+	var got []statesync.ChannelMsg
 	for i := 0; i < 1000 && len(got) < len(msgs); i++ {
 		now = now.Add(time.Millisecond)
 		for p := a.st.Poll(now, nil, 1200); p != nil; p = a.st.Poll(now, nil, 1200) {
@@ -46,7 +46,7 @@ func TestStreamMessages(t *testing.T) {
 }
 
 // TestStreamMessageMalformed: a message of an unknown kind, or with data
-// beyond vt.MaxChannelMessage, is an error; a prefix of a valid one is
+// beyond statesync.MaxChannelMessage, is an error; a prefix of a valid one is
 // incomplete, not an error.
 func TestStreamMessageMalformed(t *testing.T) {
 	for _, tc := range []struct {
@@ -56,9 +56,9 @@ func TestStreamMessageMalformed(t *testing.T) {
 	}{
 		{"unknown kind", []byte{9, 2, 0}, true},
 		{"kind zero", []byte{0, 2, 0}, true},
-		{"data too long", []byte{byte(vt.ChannelData), 2, 0x81, 0x80, 0x04}, true},
-		{"id overflows", []byte{byte(vt.ChannelData), 0xff, 0xff, 0xff, 0xff, 0x7f, 0}, true},
-		{"incomplete", []byte{byte(vt.ChannelData), 2, 5, 'a'}, false},
+		{"data too long", []byte{byte(statesync.ChannelData), 2, 0x81, 0x80, 0x04}, true},
+		{"id overflows", []byte{byte(statesync.ChannelData), 0xff, 0xff, 0xff, 0xff, 0x7f, 0}, true},
+		{"incomplete", []byte{byte(statesync.ChannelData), 2, 5, 'a'}, false},
 	} {
 		_, n, err := parseStreamMsg(tc.b)
 		if (err != nil) != tc.bad || !tc.bad && n != 0 {
@@ -69,17 +69,17 @@ func TestStreamMessageMalformed(t *testing.T) {
 
 func FuzzStreamMessages(f *testing.F) {
 	cs := newChanStream(time.Now(), time.Millisecond)
-	cs.push(vt.ChannelMsg{ID: 2, Kind: vt.ChannelOpen, Data: []byte("agent")})
-	cs.push(vt.ChannelMsg{ID: 2, Kind: vt.ChannelCredit, Credit: 7})
+	cs.push(statesync.ChannelMsg{ID: 2, Kind: statesync.ChannelOpen, Data: []byte("agent")})
+	cs.push(statesync.ChannelMsg{ID: 2, Kind: statesync.ChannelCredit, Credit: 7})
 	f.Add(cs.enc)
-	f.Add([]byte{byte(vt.ChannelData), 3, 2, 'h', 'i', byte(vt.ChannelClose), 3, 0})
+	f.Add([]byte{byte(statesync.ChannelData), 3, 2, 'h', 'i', byte(statesync.ChannelClose), 3, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for len(b) > 0 {
 			m, n, err := parseStreamMsg(b)
 			if err != nil || n == 0 {
 				return
 			}
-			if n > len(b) || len(m.Data) > vt.MaxChannelMessage {
+			if n > len(b) || len(m.Data) > statesync.MaxChannelMessage {
 				t.Fatalf("parseStreamMsg(%x) = %+v, %d", b, m, n)
 			}
 			b = b[n:]

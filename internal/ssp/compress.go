@@ -26,10 +26,11 @@ const storedOverhead = 2 + 1 + 4 + 4
 //
 // A compressor is not safe for concurrent use.
 type compressor struct {
-	fast, best *zlib.Writer // levels 1 and 6, created on first use
-	out        appendWriter
-	fr         io.ReadCloser // flate reader
-	src        bytes.Reader
+	small smallDeflate
+	best  *zlib.Writer // level 6, created on first use
+	out   appendWriter
+	fr    io.ReadCloser // flate reader
+	src   bytes.Reader
 }
 
 // appendWriter is an io.Writer that appends to a slice.
@@ -43,28 +44,28 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 
 // compress appends a zlib stream of src to dst. Mosh compresses at level
 // 6; gosh does so for large instructions (screen repaints), where it
-// saves bytes, and uses level 1 below compressBestMin bytes, where level
-// 6 gains almost nothing but resetting its tables costs more than
-// everything else on the send path. When deflating is longer than storing
-// src verbatim (common for a short instruction with its random chaff) it
-// stores instead. All of these are valid zlib, which is all a receiver
-// requires.
+// saves bytes, and below compressBestMin bytes uses smallDeflate, whose
+// fixed codes do as well as level 1 there, without level 1's 1.2 MB of
+// tables (a zlib writer's) held for the life of the session. When
+// deflating is longer than storing src verbatim (common for a short
+// instruction with its random chaff) it stores instead. All of these are
+// valid zlib, which is all a receiver requires.
 func (c *compressor) compress(dst, src []byte) []byte {
-	zw := &c.fast
-	level := zlib.BestSpeed
-	if len(src) >= compressBestMin {
-		zw, level = &c.best, zlib.DefaultCompression
-	}
-	c.out.b = dst
-	if *zw == nil {
-		*zw, _ = zlib.NewWriterLevel(&c.out, level) // the level is valid
+	var out []byte
+	if len(src) < compressBestMin {
+		out = c.small.compress(dst, src)
 	} else {
-		(*zw).Reset(&c.out)
+		c.out.b = dst
+		if c.best == nil {
+			c.best, _ = zlib.NewWriterLevel(&c.out, zlib.DefaultCompression) // the level is valid
+		} else {
+			c.best.Reset(&c.out)
+		}
+		c.best.Write(src) // appendWriter never fails
+		c.best.Close()
+		out = c.out.b
+		c.out.b = nil
 	}
-	(*zw).Write(src) // appendWriter never fails
-	(*zw).Close()
-	out := c.out.b
-	c.out.b = nil
 	if len(out)-len(dst) > len(src)+storedOverhead && len(src) <= 0xFFFF {
 		return appendStored(out[:len(dst)], src)
 	}

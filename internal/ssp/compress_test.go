@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -35,8 +36,8 @@ func TestCompressRoundTrip(t *testing.T) {
 		in         []byte
 		wantStored bool // the stored form is shorter than deflate's
 	}{
-		{"empty", nil, true}, // compress/flate writes an empty stored block
-		{"golden instruction", mustHex(t, goldenInstructionHex), true},
+		{"empty", nil, false}, // a fixed-code block with its end alone: 2 bytes
+		{"golden instruction", mustHex(t, goldenInstructionHex), false},
 		{"repetitive line", bytes.Repeat([]byte("\x1b[0;1;37;44m  hello  "), 20), false},
 		{"repetitive screen (level 6)", bytes.Repeat([]byte("\x1b[0;1;37;44m  hello  "), 200), false},
 		{"random", random, true},
@@ -115,4 +116,62 @@ func TestCompressAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { out, _ = c.inflate(out[:0], z, MaxInflated) }); n != 0 {
 		t.Errorf("inflate allocates %v times, want 0", n)
 	}
+}
+
+// TestSmallDeflateSize: below compressBestMin, smallDeflate's output is
+// within a few bytes of compress/flate's at level 1 (which it replaced,
+// saving 1.2 MB of tables per transport) on what a session sends: a
+// keystroke instruction, an echo's, a screen's frame, a flood's frame.
+func TestSmallDeflateSize(t *testing.T) {
+	var screen, flood bytes.Buffer
+	for i := range 24 {
+		fmt.Fprintf(&screen, "\x1b[%d;1H\x1b[0;1;34m%-20s\x1b[0m%-40s", i+1, fmt.Sprintf("row %d", i), "the quick brown fox jumps over the lazy dog")
+		fmt.Fprintf(&flood, "\r\n%d", 1000000+i*7)
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+	}{
+		{"golden instruction", mustHex(t, goldenInstructionHex)},
+		{"echo", append(mustHex(t, goldenInstructionHex), "\x1b[24;3Hls -l\x1b[K"...)},
+		{"screen", screen.Bytes()[:compressBestMin-1]},
+		{"flood", flood.Bytes()},
+	} {
+		var small smallDeflate
+		got := small.compress(nil, tc.in)
+		var std bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&std, zlib.BestSpeed)
+		zw.Write(tc.in)
+		zw.Close()
+		t.Logf("%s: %d bytes, smallDeflate %d, level 1 %d", tc.name, len(tc.in), len(got), std.Len())
+		if len(got) > std.Len()+std.Len()/10+4 {
+			t.Errorf("%s: smallDeflate %d bytes, level 1 %d", tc.name, len(got), std.Len())
+		}
+	}
+}
+
+// FuzzSmallDeflate: whatever the input, smallDeflate's stream inflates
+// back to it (through compress/zlib and the transport's inflate).
+func FuzzSmallDeflate(f *testing.F) {
+	f.Add([]byte(nil))
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))
+	f.Add(bytes.Repeat([]byte("\x1b[0;1;37;44m  hello  "), 90))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) >= compressBestMin {
+			in = in[:compressBestMin-1]
+		}
+		var c compressor
+		z := c.small.compress([]byte("x"), in)
+		zr, err := zlib.NewReader(bytes.NewReader(z[1:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var std bytes.Buffer
+		if _, err := std.ReadFrom(zr); err != nil || !bytes.Equal(std.Bytes(), in) {
+			t.Fatalf("compress/zlib reads back %q, %v; want %q", std.Bytes(), err, in)
+		}
+		if got, err := c.inflate(nil, z[1:], MaxInflated); err != nil || !bytes.Equal(got, in) {
+			t.Fatalf("inflate = %q, %v", got, err)
+		}
+	})
 }

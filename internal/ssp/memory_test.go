@@ -17,6 +17,7 @@ import (
 
 	"github.com/gosh-term/gosh/internal/ssp"
 	"github.com/gosh-term/gosh/internal/sspcrypto"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -41,12 +42,12 @@ func heapInUse() uint64 {
 func TestHostileServerMemory(t *testing.T) {
 	key, _ := sspcrypto.NewKey(fixedReader(11))
 	server := netip.MustParseAddrPort("198.51.100.1:60001")
-	client, err := ssp.NewTransport(ssp.Config{Key: key, Remote: server}, vt.NewUserStream(), vt.NewComplete(80, 24), simEpoch)
+	client, err := ssp.NewTransport(ssp.Config{Key: key, Remote: server}, statesync.NewUserStream(), statesync.NewComplete(80, 24), simEpoch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := newForger(t, key, sspcrypto.ToClient, 0)
-	base := vt.NewComplete(80, 24)
+	base := statesync.NewComplete(80, 24)
 	one := base.Clone()
 	one.Resize(vt.MaxCols, vt.MaxRows)
 	send := func(in ssp.Instruction) {
@@ -60,7 +61,7 @@ func TestHostileServerMemory(t *testing.T) {
 	send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: one.Diff(base)})
 	before := heapInUse()
 	const states = 24
-	var last *vt.Complete
+	var last *statesync.Complete
 	for n := uint64(2); n < states; n++ {
 		next := one.Clone()
 		next.Feed([]byte(fmt.Sprintf("\x1b[4%dm\x1b[2J", n%8)), nil)
@@ -88,11 +89,11 @@ func TestBudgetBenignConvergence(t *testing.T) {
 	srvAddr := netip.MustParseAddrPort("198.51.100.1:60001")
 	cliAddr := netip.MustParseAddrPort("192.0.2.10:50000")
 	now := simEpoch
-	client, err := ssp.NewTransport(ssp.Config{Key: key, Remote: srvAddr}, vt.NewUserStream(), vt.NewComplete(80, 24), now)
+	client, err := ssp.NewTransport(ssp.Config{Key: key, Remote: srvAddr}, statesync.NewUserStream(), statesync.NewComplete(80, 24), now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(80, 24), vt.NewUserStream(), now)
+	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, statesync.NewComplete(80, 24), statesync.NewUserStream(), now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestBudgetBenignConvergence(t *testing.T) {
 func TestHostileClientMemory(t *testing.T) {
 	key, _ := sspcrypto.NewKey(fixedReader(13))
 	from := netip.MustParseAddrPort("192.0.2.10:50000")
-	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(80, 24), vt.NewUserStream(), simEpoch)
+	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, statesync.NewComplete(80, 24), statesync.NewUserStream(), simEpoch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestHostileClientMemory(t *testing.T) {
 			}
 		}
 	}
-	base := vt.NewUserStream()
+	base := statesync.NewUserStream()
 	big := base.Clone()
 	big.PushKeys(make([]byte, 1<<20))
 	send(ssp.Instruction{OldNum: 0, NewNum: 1, Diff: big.Diff(base)})
@@ -187,7 +188,7 @@ func TestHostileClientSenderMemory(t *testing.T) {
 	key, _ := sspcrypto.NewKey(fixedReader(14))
 	from := netip.MustParseAddrPort("192.0.2.10:50000")
 	now := simEpoch
-	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, vt.NewComplete(vt.MaxCols, vt.MaxRows), vt.NewUserStream(), now)
+	server, err := ssp.NewTransport(ssp.Config{Key: key, Server: true}, statesync.NewComplete(vt.MaxCols, vt.MaxRows), statesync.NewUserStream(), now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,18 @@ import (
 // half a round trip; and a link too slow for the frames shows a queue,
 // which widens the gap.
 //
+// For AnswerWindow after the client's input arrives, a server paces its
+// frames at SendIntervalMin instead of the flood gap and the window, so
+// that the frame answering a keystroke (the prompt after a Ctrl-C in a
+// flood) waits no gap a queue widened.
+//
+// The last frame of paced output is sent again TailProbeDelay after it if
+// nothing newer follows (a server's; tailProbe): nothing else would
+// repair its loss before the retransmission timeout, and it holds what
+// the screen settles on, such as the prompt after a Ctrl-C in a flood.
+// Urgent changes (see [Urgent]: the client's interrupt keys) go out
+// twice at once.
+//
 // Keys the user already sees (see [Shown]) wait up to
 // ShownWaitIntervals frame intervals, or for a frame that goes anyway.
 // Changes worth no frame of their own (the server's echo ack, see
@@ -101,6 +113,20 @@ const (
 	// the path's delay without queueing.
 	minRTTWindow = 10 * time.Second
 
+	// AnswerWindow is how long after the client's input arrives a server
+	// paces its frames at SendIntervalMin, whatever the flood gap: long
+	// enough for a program to answer a keystroke, and for what a Ctrl-C
+	// leaves in the pty to be read (some 64 KiB, 16 ms at the server's
+	// output rate).
+	AnswerWindow = 100 * time.Millisecond
+
+	// TailProbeDelay is how long after the last frame of paced output
+	// PacingGosh sends it again if nothing newer went out (tailProbe):
+	// a frame interval of a flood, so that a lost frame that ends one
+	// costs this, not the retransmission timeout (some 600 ms over
+	// CS244's 3G link).
+	TailProbeDelay = SendIntervalMin
+
 	// maxFloodGap bounds PacingGosh's flood gap: beyond Mosh's
 	// SendIntervalMax, for screens whose frames take longer than that
 	// to cross the link.
@@ -121,6 +147,54 @@ func (p *Pacing) Set(s string) error { return pacingNames.Set(p, s) }
 
 // Type names the flag's value type (pflag.Value).
 func (p *Pacing) Type() string { return pacingNames.Type }
+
+// Urgent is implemented by states some of whose changes must not wait for
+// a retransmission if their datagram is lost: the client's interrupt keys
+// (Ctrl-C, Ctrl-\, Ctrl-Z), typed to stop a program that floods the
+// screen while the flood keeps the path busy. PacingGosh sends a frame
+// that carries one and fits a datagram twice.
+type Urgent[S any] interface {
+	// Urgent reports whether the state's change from sent is such.
+	Urgent(sent S) bool
+}
+
+// urgent reports whether the live state's change from the last sent
+// state is urgent.
+func (s *sender[S]) urgent() bool {
+	u, ok := any(s.current).(Urgent[S])
+	return ok && u.Urgent(s.sent[len(s.sent)-1].state)
+}
+
+// tailProbe is the last frame a server sent paced (not at once on an idle
+// path): state num diffed from base, sent again at at unless something
+// newer went out.
+type tailProbe struct {
+	at        time.Time
+	num, base uint64
+}
+
+// tailProbe returns the last paced frame again once its probe is due, if
+// the live state is still the one it carried and the peer has not
+// acknowledged it: the frame that ends paced output has no later frame
+// to repair its loss. The probe is dropped when due, whatever happens.
+func (s *sender[S]) tailProbe(now time.Time) (Instruction, bool) {
+	if !due(now, s.tail.at) {
+		return Instruction{}, false
+	}
+	t := s.tail
+	s.tail = tailProbe{}
+	i := s.sentIndex(t.num)
+	if i < 1 || !s.current.Equal(s.sent[i].state) {
+		return Instruction{}, false // acknowledged, or newer output goes
+	}
+	b := s.sentIndex(t.base)
+	if b < 0 || b >= i {
+		b = 0 // its base was acknowledged since (or dropped): from the known state
+	}
+	s.sentIdle, s.sentUrgent = false, false
+	s.tailProbes++
+	return s.instruction(s.sent[b].num, t.num, s.current.Diff(s.sent[b].state)), true
+}
 
 // Deferrable is implemented by states some of whose changes are worth no
 // frame of their own (the server's echo ack, which only helps the

@@ -33,6 +33,11 @@ type sender[S State[S]] struct {
 	quick         int       // data frames in a run sent at once (see countRun)
 	idleSend      bool      // new data goes out at once on an idle path (PacingGosh)
 	sentIdle      bool      // the last Tick's new data went out at once on an idle path
+	sentUrgent    bool      // the last Tick's new data holds an urgent change (Urgent)
+	server        bool      // a server's sender: it probes the tail (tailProbe) and answers input (AnswerWindow)
+	answerUntil   time.Time // frames are paced at SendIntervalMin until then (AnswerWindow)
+	tail          tailProbe // the last paced frame, while its probe is pending
+	tailProbes    uint64    // frames sent again by tailProbe (Stats.TailProbes)
 
 	ackNum         uint64 // newest peer state received
 	lastAckSent    uint64 // AckNum of the last instruction
@@ -82,6 +87,9 @@ func (s *sender[S]) Current() S { return s.current }
 func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	s.calculateTimers(now)
 	defer s.calculateTimers(now)
+	if in, ok := s.tailProbe(now); ok {
+		return in, true
+	}
 	ackDue, sendDue := !now.Before(s.nextAck), due(now, s.nextSend)
 	if !ackDue && !sendDue {
 		return Instruction{}, false
@@ -92,6 +100,7 @@ func (s *sender[S]) Tick(now time.Time) (Instruction, bool) {
 	diff := s.current.Diff(s.sent[s.assumed].state)
 	diff = s.prospectiveResend(diff)
 	s.sentIdle = len(diff) > 0 && s.idleSend
+	s.sentUrgent = len(diff) > 0 && s.pacing == PacingGosh && s.urgent()
 	if len(diff) > 0 {
 		s.countRun(now)
 		s.mindelayClock = time.Time{}
@@ -127,10 +136,14 @@ func (s *sender[S]) probe(now time.Time) {
 // NextDeadline returns when Tick next has something to do, as of
 // the last Tick or event.
 func (s *sender[S]) NextDeadline() time.Time {
-	if !s.nextSend.IsZero() && s.nextSend.Before(s.nextAck) {
-		return s.nextSend
+	d := s.nextAck
+	if !s.nextSend.IsZero() && s.nextSend.Before(d) {
+		d = s.nextSend
 	}
-	return s.nextAck
+	if !s.tail.at.IsZero() && s.tail.at.Before(d) {
+		d = s.tail.at
+	}
+	return d
 }
 
 // calculateTimers refreshes the assumed receiver state, drops the known
@@ -161,6 +174,9 @@ func (s *sender[S]) calculateTimers(now time.Time) {
 			s.nextSend = s.mindelayClock.Add(ShownWaitIntervals * interval)
 		case s.deferrable():
 			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(interval))
+		case now.Before(s.answerUntil) && !s.pathIdle(now, interval):
+			// Output that may answer the peer's input: no flood gap.
+			s.nextSend = later(s.mindelayClock.Add(s.minDelay), last.at.Add(SendIntervalMin))
 		case s.pathIdle(now, interval):
 			s.nextSend = s.mindelayClock
 			s.idleSend = true
@@ -245,6 +261,10 @@ func (s *sender[S]) sendData(now time.Time, diff []byte) Instruction {
 	in := s.instruction(oldNum, newNum, diff)
 	s.assumed = len(s.sent) - 1
 	s.lastData = now
+	s.tail = tailProbe{}
+	if s.server && s.pacing == PacingGosh && !s.sentIdle && !s.shutdown {
+		s.tail = tailProbe{at: now.Add(TailProbeDelay), num: newNum, base: oldNum}
+	}
 	s.nextAck, s.nextSend = now.Add(AckInterval), time.Time{}
 	return in
 }
@@ -360,6 +380,9 @@ func (s *sender[S]) peerState(now time.Time, num uint64, dataAck bool) {
 	s.lastHeard = now
 	if dataAck {
 		s.pendingDataAck = true
+		if s.server {
+			s.answerUntil = now.Add(AnswerWindow)
+		}
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gosh-term/gosh/internal/ssp/ssptest"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 const ms = time.Millisecond
@@ -349,15 +349,15 @@ func TestSenderAcksPeerShutdownPromptly(t *testing.T) {
 // ignores the difference.
 func TestSenderShownKeys(t *testing.T) {
 	var rtt RTT
-	newS := func(p Pacing) *sender[*vt.UserStream] {
+	newS := func(p Pacing) *sender[*statesync.UserStream] {
 		rtt = NewRTT()
 		rtt.Update(500 * ms) // frame interval 250 ms
-		s := newSender(vt.NewUserStream(), t0, &rtt, ClientSendMinDelay, p, 0, newRandSource(bytes.NewReader(nil)))
+		s := newSender(statesync.NewUserStream(), t0, &rtt, ClientSendMinDelay, p, 0, newRandSource(bytes.NewReader(nil)))
 		s.Tick(t0) // the first empty ack
 		return s
 	}
 	// sendAt returns when s next sends from now on (within 2 s), acking it.
-	sendAt := func(s *sender[*vt.UserStream], now time.Time) (Instruction, time.Duration) {
+	sendAt := func(s *sender[*statesync.UserStream], now time.Time) (Instruction, time.Duration) {
 		t.Helper()
 		start := now
 		for now.Sub(start) < 2*time.Second {

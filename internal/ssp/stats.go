@@ -76,8 +76,12 @@ type Stats struct {
 	// datagram so far: lost on the way (or, if they come later,
 	// reordered).
 	Missing uint64
-	// Redundant counts datagrams sent twice on a lossy path (PacingGosh).
+	// Redundant counts datagrams sent twice (PacingGosh): on a lossy
+	// path, or carrying an urgent change (Urgent).
 	Redundant uint64
+	// TailProbes counts frames a server sent again because they ended
+	// paced output (PacingGosh, TailProbeDelay).
+	TailProbes uint64
 
 	// Instructions counts complete instructions decoded; each one ends in
 	// exactly one of the four counters below or in Dropped.

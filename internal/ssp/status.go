@@ -117,7 +117,11 @@ func (t *Transport[L, R]) SetMaxDatagram(n int) error {
 func (t *Transport[L, R]) PeerCaps() uint64 { return t.peerCaps }
 
 // Stats returns the transport's counters.
-func (t *Transport[L, R]) Stats() Stats { return t.stats }
+func (t *Transport[L, R]) Stats() Stats {
+	s := t.stats
+	s.TailProbes = t.sender.tailProbes
+	return s
+}
 
 // StartShutdown starts the shutdown handshake (docs/protocol.md section
 // 7.7): from now on every instruction carries state number ShutdownNum,

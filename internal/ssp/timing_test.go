@@ -1,10 +1,14 @@
 package ssp_test
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/linkem"
 	"github.com/gosh-term/gosh/internal/ssp"
 )
 
@@ -365,5 +369,120 @@ func TestTimingCommandOutput(t *testing.T) {
 		if !slices.Equal(frames, want) {
 			t.Errorf("%v: frames at %v, want %v", pacing, frames, want)
 		}
+	}
+}
+
+// TestTimingTailProbe: a server that paced a flood sends the flood's last
+// frame again TailProbeDelay after it, nothing newer having gone: lost, it
+// would otherwise wait for the retransmission timeout, with nothing later
+// to repair it (the prompt after a Ctrl-C). With Mosh's pacing, and from
+// a client, it is sent once.
+func TestTimingTailProbe(t *testing.T) {
+	for _, tc := range []struct {
+		pacing ssp.Pacing
+		server bool
+		want   int // frames with the flood's last state number
+	}{
+		{ssp.PacingGosh, true, 2},
+		{ssp.PacingMosh, true, 1},
+		{ssp.PacingGosh, false, 1},
+	} {
+		m := linkModel{delay: 225 * time.Millisecond}
+		s := newSim(t, 3, m, m, ssp.Config{Pacing: tc.pacing})
+		log := recordSends(t, s)
+		s.run(2 * time.Second)
+		tr := s.client
+		if tc.server {
+			tr = s.server
+		}
+		start := s.now
+		for s.now.Sub(start) < 2*time.Second {
+			tr.Current().Append([]byte("a line of output\n"))
+			s.run(2 * time.Millisecond)
+		}
+		s.run(300 * time.Millisecond)
+		var frames []sent
+		for _, f := range sendsAfter(*log, !tc.server, start) {
+			if len(f.in.Diff) > 0 {
+				frames = append(frames, f)
+			}
+		}
+		last := frames[len(frames)-1].in.NewNum
+		var same []sent
+		for _, f := range frames {
+			if f.in.NewNum == last {
+				same = append(same, f)
+			}
+		}
+		name := fmt.Sprintf("%v, server %v", tc.pacing, tc.server)
+		if len(same) != tc.want {
+			t.Errorf("%s: the flood's last state went in %d frames, want %d", name, len(same), tc.want)
+			continue
+		}
+		if tc.want == 2 {
+			a, b := same[0], same[1]
+			if d := b.at.Sub(a.at); d != ssp.TailProbeDelay || b.in.OldNum != a.in.OldNum || !bytes.Equal(b.in.Diff, a.in.Diff) {
+				t.Errorf("%s: probe %v after the frame, %d->%d (frame %d->%d); want the same frame %v later", name, d, b.in.OldNum, b.in.NewNum, a.in.OldNum, a.in.NewNum, ssp.TailProbeDelay)
+			}
+			if got := tr.Stats().TailProbes; got != 1 {
+				t.Errorf("%s: Stats.TailProbes = %d, want 1", name, got)
+			}
+		}
+	}
+}
+
+// TestTimingAnswerWindow: a server whose flood fills a slow bottleneck
+// (64 kbit/s) paces its frames by a widened flood gap, but the frame that
+// follows the client's input goes within SendIntervalMin of its arrival
+// (the prompt after a Ctrl-C must not wait a gap the queue widened).
+func TestTimingAnswerWindow(t *testing.T) {
+	cfg := linkem.Config{Delay: 225 * time.Millisecond, Rate: 64e3, Queue: 100}
+	up := linkModel{delay: 225 * time.Millisecond}
+	down := linkModel{em: linkem.NewModel(cfg, 1, simEpoch)}
+	s := newSim(t, 4, up, down, ssp.Config{})
+	var frames []time.Time // when the server sent data (over 100 bytes: an ack is some 80)
+	s.onSend = func(toSrv bool, at time.Time, d []byte) {
+		if !toSrv && len(d) > 100 && (len(frames) == 0 || frames[len(frames)-1] != at) {
+			frames = append(frames, at)
+		}
+	}
+	s.run(2 * time.Second)
+	r := rand.New(rand.NewPCG(1, 2))
+	output := func() { // 40 letters every 2 ms, which zlib cannot squeeze much
+		b := make([]byte, 40)
+		for i := range b {
+			b[i] = 'a' + byte(r.IntN(26))
+		}
+		s.server.Current().Append(b)
+	}
+	for end := s.now.Add(3 * time.Second); s.now.Before(end); {
+		output()
+		s.run(2 * time.Millisecond)
+	}
+	gap := frames[len(frames)-1].Sub(frames[len(frames)-2])
+	if gap < 3*ssp.SendIntervalMin {
+		t.Fatalf("the flood's frames are %v apart: the bottleneck did not widen the gap", gap)
+	}
+	s.client.Current().Append([]byte("\x03"))
+	want := s.client.Current().End()
+	arrived := func() bool { return s.server.Remote().End() >= want }
+	for end := s.now.Add(2 * time.Second); s.now.Before(end) && !arrived(); {
+		output()
+		s.runUntil(s.now.Add(2*time.Millisecond), arrived)
+	}
+	if !arrived() {
+		t.Fatal("the client's input never reached the server")
+	}
+	at := s.now
+	for end := s.now.Add(time.Second); s.now.Before(end); {
+		output()
+		s.run(2 * time.Millisecond)
+	}
+	i := slices.IndexFunc(frames, func(f time.Time) bool { return !f.Before(at) })
+	if i < 0 {
+		t.Fatal("no frame after the input")
+	}
+	if d := frames[i].Sub(at); d > ssp.SendIntervalMin {
+		t.Errorf("the first frame after the input went %v after it (flood gap %v), want within %v", d, gap, ssp.SendIntervalMin)
 	}
 }

@@ -174,6 +174,7 @@ func NewTransport[L State[L], R State[R]](cfg Config, local L, remote R, now tim
 	t.frag.id = cfg.FirstSeq // fragment ids stay above those of an earlier client of the key
 	t.epoch, t.resumeFrom = cfg.Epoch, cfg.ResumeFrom
 	t.sender = newSender(local, now, &t.link.rtt, cfg.SendMinDelay, cfg.Pacing, cfg.KnownStateProbability, t.rand)
+	t.sender.server = cfg.Server
 	t.receiver = newReceiver(remote, now)
 	t.link.onRTT = func(now time.Time, sample time.Duration) {
 		t.sender.path.sample(now, sample, t.link.rtt.SendInterval())
@@ -256,7 +257,7 @@ func (t *Transport[L, R]) send(now time.Time, in *Instruction) ([][]byte, error)
 		}
 		t.ends = append(t.ends, len(t.arena))
 	}
-	if t.sender.sentIdle && len(t.frags) == 1 && t.link.loss >= redundantLoss {
+	if len(t.frags) == 1 && (t.sender.sentUrgent || t.sender.sentIdle && t.link.loss >= redundantLoss) {
 		// A second copy: the same fragment under the next sequence number.
 		if t.arena, err = t.link.seal(t.arena, t.fragBuf, now); err != nil {
 			return nil, fmt.Errorf("ssp: %w", err)
@@ -412,6 +413,7 @@ func (t *Transport[L, R]) restart(now time.Time) {
 	s := newSender(local, now, &t.link.rtt, t.cfg.SendMinDelay, t.cfg.Pacing, t.cfg.KnownStateProbability, t.rand)
 	s.current = live
 	s.path, s.lastHeard = t.sender.path, t.sender.lastHeard
+	s.server, s.tailProbes = t.sender.server, t.sender.tailProbes
 	t.sender = s
 	t.receiver = newReceiver(remote, now)
 	t.roundtrip = time.Time{}

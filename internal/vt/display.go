@@ -14,11 +14,10 @@ package vt
 // is never relied upon. A Display keeps scratch buffers and is not safe
 // for concurrent use.
 type Display struct {
-	caps    DisplayCaps
-	mask    renditionMask
-	old     []*Row // scratch: the receiver's rows during a frame
-	blank   *Row   // scratch: a default blank row
-	scratch []byte
+	caps  DisplayCaps
+	mask  renditionMask
+	old   []*Row // scratch: the receiver's rows during a frame
+	blank *Row   // scratch: a default blank row
 }
 
 // NewDisplay returns a differ for a terminal with the given capabilities.
@@ -28,6 +27,18 @@ func NewDisplay(caps DisplayCaps) *Display {
 
 // Caps returns the capabilities d was created with.
 func (d *Display) Caps() DisplayCaps { return d.caps }
+
+// SameScreen reports whether a and b look the same on a terminal of d's
+// profile, so that a frame between them would be empty: [Framebuffer.Equal]
+// with renditions compared as the profile shows them, the cursor style
+// only with [CapCursorStyle], hyperlink targets only with
+// [CapHyperlinks], and, with [CapAltScreen], which screen is shown.
+func (d *Display) SameScreen(a, b *Framebuffer) bool {
+	if d.caps.Ext&CapAltScreen != 0 && a.modes.AltScreen != b.modes.AltScreen {
+		return false
+	}
+	return a.equalMasked(b, d.mask, d.caps.Ext&CapCursorStyle != 0)
+}
 
 // frame is the differ's model of the receiving terminal during NewFrame.
 type frame struct {

@@ -57,12 +57,12 @@ func checkFrames(t *testing.T, caps vt.DisplayCaps, a, b *vt.Framebuffer) {
 // randomPair returns two screens of one emulator, b after more output.
 func randomPair(rng *rand.Rand, w, h int) (a, b *vt.Framebuffer) {
 	e := vt.NewEmulator(w, h)
-	e.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(200)), nil)
+	e.Feed(vttest.RandomOutput(rng, w, h, rng.IntN(200)), nil)
 	a = e.Framebuffer().Clone()
 	if rng.IntN(10) == 0 {
 		e.Resize(1+rng.IntN(w+3), 1+rng.IntN(h+3))
 	}
-	e.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(60)), nil)
+	e.Feed(vttest.RandomOutput(rng, w, h, rng.IntN(60)), nil)
 	return a, e.Framebuffer().Clone()
 }
 
@@ -118,7 +118,7 @@ func TestDisplayOracleChain(t *testing.T) {
 						src.Resize(w, h)
 						rcv.Resize(w, h)
 					}
-					src.Feed(vt.RandomOutputForTest(rng, w, h, rng.IntN(30)), nil)
+					src.Feed(vttest.RandomOutput(rng, w, h, rng.IntN(30)), nil)
 					next := src.Framebuffer().Clone()
 					rcv.Feed(d.NewFrame(nil, shown != nil, shown, next), nil)
 					if diff := vttest.Diff(next, rcv.Framebuffer(), p.caps); diff != "" {

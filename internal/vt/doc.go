@@ -1,5 +1,6 @@
-// Package vt is gosh's terminal emulator, screen differ and the two
-// synchronized states of the SSP transport, compatible with Mosh 1.4.
+// Package vt is gosh's terminal emulator and screen differ, compatible
+// with Mosh 1.4. The states the SSP transport synchronises, built on them,
+// are in package statesync.
 //
 // # Pieces
 //
@@ -18,9 +19,10 @@
 //   - [Display]: the differ that turns one screen into another with a short
 //     escape stream, for the wire ([WireDisplayCaps]) and for the user's
 //     terminal ([XtermDisplayCaps]).
-//   - [UserStream] and [Complete]: the client→server and server→client
-//     states, whose diffs are Mosh's ClientBuffers.UserMessage and
-//     HostBuffers.HostMessage (see wire.go for the field layout).
+//   - [History]: the lines that scroll off the top of the primary screen,
+//     recorded as a terminal keeps its scrollback ([Emulator.EnableHistory])
+//     as [ScrollLine]s, and [Display.PushLines], which moves such lines
+//     into the scrollback of the user's terminal (spec section 12.3).
 //   - [Width]: character widths from one bundled table (glibc 2.36, as a
 //     stock Mosh peer on Debian 12 computes them).
 //
@@ -40,8 +42,11 @@
 // strikethrough, overline, underline styles (4:0–4:5, 21) and underline
 // colour (58/59), 256 and 24-bit colours in semicolon and colon forms,
 // DECSCUSR, SCOSC/SCORC, DECXCPR, DECRQM, XTWINOPS 18, OSC 8 hyperlinks,
-// and origin mode confining the cursor. Not implemented: left/right
-// margins (DECLRMM/DECSLRM), scrollback, double-width lines, DCS functions
+// origin mode confining the cursor, and scrollback: given a [History],
+// the emulator records the rows that leave the top of its primary screen
+// (by a line feed or SU in a scroll region starting at the top, or by a
+// shrink above the cursor), as xterm keeps them. Not implemented:
+// left/right margins (DECLRMM/DECSLRM), double-width lines, DCS functions
 // (DECRQSS, sixel: their content is swallowed), soft fonts, 8-bit C1 bytes
 // (they are invalid UTF-8, as in Mosh).
 //
@@ -74,8 +79,8 @@
 //
 // # References
 //
-//   - Mosh 1.4 wire and behaviour notes: gosh's spec, sections 6.2, 6.3 and
-//     8–10; K. Winstein and H. Balakrishnan, "Mosh: An Interactive Remote
+//   - Mosh 1.4 wire and behaviour notes: gosh's spec, sections 9, 10 and
+//     12.3; K. Winstein and H. Balakrishnan, "Mosh: An Interactive Remote
 //     Shell for Mobile Clients", USENIX ATC 2012, section 3.1.
 //   - ECMA-48, Control Functions for Coded Character Sets, 5th edition.
 //   - P. Williams, "A parser for DEC's ANSI-compatible video terminals",

@@ -29,9 +29,8 @@ func NewEmulator(w, h int) *Emulator {
 // a screen that had changed since it made the write. fb is not modified.
 func Replay(fb *Framebuffer, p []byte) (*Framebuffer, uint64) {
 	e := &Emulator{t: terminal{fb: fb.Clone()}}
-	e.t.fb.assumeDiffModes()
 	h := e.EnableHistory(1)
-	e.Feed(p, nil)
+	e.FeedFrame(p)
 	e.t.fb.hist = nil
 	return e.t.fb, h.Total()
 }
@@ -43,6 +42,17 @@ func (e *Emulator) Feed(p, reply []byte) []byte {
 	e.p.Feed(p, &e.t)
 	reply, e.t.reply = e.t.reply, nil
 	return reply
+}
+
+// FeedFrame interprets p, bytes a [Display] wrote, as a terminal that
+// only ever reads frames does: the modes no frame changes but every frame
+// relies on (full-screen scroll region, origin and insert mode off,
+// autowrap on, ASCII character set, no pending wrap) are put back to
+// their defaults first, and answers to queries are discarded. They are
+// at their defaults already unless e also read other output.
+func (e *Emulator) FeedFrame(p []byte) {
+	e.t.fb.assumeDiffModes()
+	e.Feed(p, nil)
 }
 
 // Framebuffer returns the screen. It stays valid until the next Feed or

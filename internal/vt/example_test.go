@@ -28,27 +28,3 @@ func ExampleDisplay_NewFrame() {
 	// Output:
 	// "d"
 }
-
-func ExampleComplete_Diff() {
-	server := vt.NewComplete(80, 24)
-	client := server.Clone()
-	sent := server.Clone()
-	server.Feed([]byte("$ "), nil)
-	server.SetEchoAck(1)
-	diff := server.Diff(sent) // a HostMessage: echo ack, then host bytes
-	if err := client.Apply(diff); err != nil {
-		panic(err)
-	}
-	fmt.Println(client.Equal(server), client.Framebuffer().Row(0).Text())
-	// Output:
-	// true $
-}
-
-func ExampleUserStream_Diff() {
-	s := vt.NewUserStream()
-	s.PushResize(80, 24)
-	s.PushKeys([]byte("ls\r"))
-	fmt.Printf("% x\n", s.Diff(vt.NewUserStream()))
-	// Output:
-	// 0a 06 1a 04 28 50 30 18 0a 07 12 05 22 03 6c 73 0d
-}

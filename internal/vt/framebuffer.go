@@ -184,9 +184,11 @@ func (fb *Framebuffer) Clone() *Framebuffer {
 // cellBytes is the memory of one Cell (checked by a test).
 const cellBytes = 32
 
-// footprint is about how many bytes fb holds, counting every row as its
-// own (rows shared with clones are counted in each).
-func (fb *Framebuffer) footprint() int {
+// Footprint is about how many bytes fb holds, counting every row as its
+// own (rows shared with clones are counted in each), and those of the
+// saved primary screen while the alternate one is shown: what a state
+// holding fb reports for its memory bound.
+func (fb *Framebuffer) Footprint() int {
 	n := (len(fb.rows) + len(fb.mainRows)) * (fb.w*cellBytes + 64)
 	n += len(fb.title) + len(fb.icon)
 	for _, l := range fb.links {

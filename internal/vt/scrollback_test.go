@@ -1,7 +1,6 @@
 package vt_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,14 +15,13 @@ func historyTexts(h *vt.History) []string { return h.Texts() }
 // their renditions; the alternate screen, DL and a region below the top
 // record nothing; the oldest lines go first when the bound is reached.
 func TestHistoryRecords(t *testing.T) {
-	c := vt.NewComplete(10, 3)
-	c.EnableHistory(4)
+	c := vt.NewEmulator(10, 3)
+	h := c.EnableHistory(4)
 	c.Feed([]byte("a\r\nb\r\nc\r\nd\r\n"), nil) // a and b scroll off
 	c.Feed([]byte("\x1b[31mred\x1b[0m\r\n"), nil)
 	c.Feed([]byte("\x1b[?1049h1\r\n2\r\n3\r\n4\r\n\x1b[?1049l"), nil) // alternate screen
 	c.Feed([]byte("\x1b[H\x1b[M"), nil)                               // DL at the top
 	c.Feed([]byte("\x1b[2;3r\x1b[3Hx\r\ny\r\n\x1b[r"), nil)           // region below the top
-	h := c.History()
 	if got, want := strings.Join(historyTexts(h), ","), "a,b,c"; got != want {
 		t.Fatalf("history %q, want %q", got, want)
 	}
@@ -38,10 +36,10 @@ func TestHistoryRecords(t *testing.T) {
 	l, _ := h.Line(3 + 1)
 	_ = l
 	// The red line kept its colour.
-	c2 := vt.NewComplete(10, 2)
-	c2.EnableHistory(10)
+	c2 := vt.NewEmulator(10, 2)
+	h2 := c2.EnableHistory(10)
 	c2.Feed([]byte("\x1b[31mred\x1b[0m\r\n\r\n"), nil)
-	rl, ok := c2.History().Line(0)
+	rl, ok := h2.Line(0)
 	if !ok || !strings.Contains(string(rl.Text), "31") || rl.Row(10).Text() != "red" {
 		t.Fatalf("line %q %v", rl.Text, ok)
 	}
@@ -51,90 +49,8 @@ func TestHistoryRecords(t *testing.T) {
 	// Clones do not record.
 	cl := c2.Clone()
 	cl.Feed([]byte("\r\n\r\n\r\n"), nil)
-	if c2.History().Total() != 1 || cl.History() != nil {
+	if h2.Total() != 1 {
 		t.Fatal("a clone recorded into the history")
-	}
-}
-
-// TestScrollDiffIdempotent: the log travels in diffs, from any older base,
-// applied twice or in a chain, and a gap is malformed.
-func TestScrollDiffIdempotent(t *testing.T) {
-	srv := vt.NewComplete(10, 3)
-	base := srv.Clone()
-	for i := range 5 {
-		srv.PushScroll(vt.ScrollLine{Line: uint64(i + 10), Text: fmt.Appendf(nil, "line %d", i), Width: 10, Wrapped: i == 2})
-	}
-	mid := srv.Clone()
-	srv.PushScroll(vt.ScrollLine{Line: 20, Text: []byte("last"), Width: 10})
-
-	cli := vt.NewComplete(10, 3)
-	d := srv.Diff(base)
-	for range 2 {
-		if err := cli.Apply(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cli.Apply(srv.Diff(mid)); err != nil {
-		t.Fatal(err)
-	}
-	if cli.ScrollTotal() != 6 || !cli.Equal(srv) {
-		t.Fatalf("client total %d", cli.ScrollTotal())
-	}
-	got := cli.ScrollSince(0)
-	if got[2].Line != 12 || !got[2].Wrapped || got[5].Line != 20 || string(got[5].Text) != "last" {
-		t.Fatalf("lines %+v", got)
-	}
-	cli.TrimScroll(4)
-	if n := len(cli.ScrollSince(0)); n != 2 || cli.ScrollTotal() != 6 {
-		t.Fatalf("after trim: %d held, total %d", n, cli.ScrollTotal())
-	}
-	// From a base the client does not have: a gap.
-	fresh := vt.NewComplete(10, 3)
-	if err := fresh.Apply(srv.Diff(mid)); err == nil {
-		t.Fatal("a diff with a gap was accepted")
-	}
-	// Subtract drops the acknowledged prefix on the sender.
-	srv.Subtract(mid)
-	if srv.ScrollBytes() != len("last") {
-		t.Fatalf("in flight %d", srv.ScrollBytes())
-	}
-	// A new line makes states unequal and is not deferrable.
-	a := srv.Clone()
-	srv.PushScroll(vt.ScrollLine{Line: 21, Width: 10})
-	if srv.Equal(a) || srv.Deferrable(a) {
-		t.Fatal("a new line is no change")
-	}
-}
-
-// TestScrollBacklog: a hostile server cannot make a client hold more than
-// the limits.
-func TestScrollBacklog(t *testing.T) {
-	srv, cli := vt.NewComplete(10, 3), vt.NewComplete(10, 3)
-	big := vt.ScrollLine{Text: make([]byte, vt.MaxScrollLine+1), Width: 10}
-	srv.PushScroll(big)
-	if err := cli.Apply(srv.Diff(vt.NewComplete(10, 3))); err == nil {
-		t.Fatal("an oversized line was accepted")
-	}
-	srv = vt.NewComplete(10, 3)
-	for i := 0; i*vt.MaxScrollLine <= vt.MaxScrollBacklog; i++ {
-		srv.PushScroll(vt.ScrollLine{Line: uint64(i), Text: make([]byte, vt.MaxScrollLine), Width: 10})
-	}
-	if err := cli.Apply(srv.Diff(vt.NewComplete(10, 3))); err == nil {
-		t.Fatal("a backlog beyond the limit was accepted")
-	}
-	// Empty lines count too: MaxScrollBacklog / ScrollLineCost fill a
-	// state, and one more is refused.
-	srv = vt.NewComplete(10, 3)
-	fill := vt.MaxScrollBacklog / vt.ScrollLineCost
-	for i := range fill {
-		srv.PushScroll(vt.ScrollLine{Line: uint64(i), Width: 10})
-	}
-	if err := vt.NewComplete(10, 3).Apply(srv.Diff(vt.NewComplete(10, 3))); err != nil {
-		t.Fatalf("%d empty lines: %v", fill, err)
-	}
-	srv.PushScroll(vt.ScrollLine{Line: uint64(fill), Width: 10})
-	if err := vt.NewComplete(10, 3).Apply(srv.Diff(vt.NewComplete(10, 3))); !errors.Is(err, vt.ErrScrollBacklog) {
-		t.Fatalf("%d empty lines: %v, want ErrScrollBacklog", fill+1, err)
 	}
 }
 
@@ -147,11 +63,11 @@ func TestPushLines(t *testing.T) {
 	caps := vt.XtermDisplayCaps()
 	caps.KeepHistory = true
 	d := vt.NewDisplay(caps)
-	term := vt.NewComplete(w, h)
-	term.EnableHistory(1000)
+	term := vt.NewEmulator(w, h)
+	hist := term.EnableHistory(1000)
 
 	// A first screen, drawn from nothing.
-	screen := vt.NewComplete(w, h)
+	screen := vt.NewEmulator(w, h)
 	screen.Feed([]byte("s1\r\ns2\r\ns3\r\ns4"), nil)
 	out := d.NewFrame(nil, false, nil, screen.Framebuffer())
 	term.Feed(out, nil)
@@ -165,12 +81,12 @@ func TestPushLines(t *testing.T) {
 	lines[3].Wrapped = true
 	out, after := d.PushLines(nil, shown, w, h, lines)
 	term.Feed(out, nil)
-	got := historyTexts(term.History())
+	got := historyTexts(hist)
 	want := []string{"L0", "L1", "L2", "0123456789ab", "L4", "L5", "L6"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("history %q, want %q", got, want)
 	}
-	if l, _ := term.History().Line(3); !l.Wrapped {
+	if l, _ := hist.Line(3); !l.Wrapped {
 		t.Error("the wrapped line lost its flag")
 	}
 	if !after.Equal(term.Framebuffer()) {
@@ -186,7 +102,7 @@ func TestPushLines(t *testing.T) {
 	term.Feed(d.NewFrame(nil, true, screen.Framebuffer(), next.Framebuffer()), nil)
 	next.Resize(w-2, h)
 	term.Feed(d.NewFrame(nil, false, nil, next.Framebuffer()), nil)
-	if n := term.History().Total(); n != 7 {
+	if n := hist.Total(); n != 7 {
 		t.Fatalf("frames added %d lines to the history", n-7)
 	}
 	for y := range h {
@@ -202,7 +118,7 @@ func TestPushLinesShownAlready(t *testing.T) {
 	caps := vt.XtermDisplayCaps()
 	caps.KeepHistory = true
 	d := vt.NewDisplay(caps)
-	screen := vt.NewComplete(10, 3)
+	screen := vt.NewEmulator(10, 3)
 	screen.Feed([]byte("one\r\ntwo\r\nthree"), nil)
 	shown := screen.Framebuffer().Clone()
 	out, _ := d.PushLines(nil, shown, 10, 3, []vt.ScrollLine{{Text: []byte("one"), Width: 10}, {Line: 1, Text: []byte("two"), Width: 10}})
@@ -226,11 +142,11 @@ func dump(fb *vt.Framebuffer) string {
 // top for the history, keeping the cursor's row); without a history it
 // keeps Mosh's rule (rows go from the bottom).
 func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
-	c := vt.NewComplete(10, 6)
-	c.EnableHistory(100)
+	c := vt.NewEmulator(10, 6)
+	hist := c.EnableHistory(100)
 	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
 	c.Resize(10, 3)
-	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+	if got := strings.Join(hist.Texts(), ","); got != "1,2,3" {
 		t.Errorf("history %q, want 1,2,3", got)
 	}
 	if got := strings.Join(rowTexts(c.Framebuffer()), ","); got != "4,5,$" {
@@ -240,15 +156,15 @@ func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
 		t.Errorf("cursor %d,%d, want 2,2", x, y)
 	}
 	// Rows below the cursor go first.
-	c2 := vt.NewComplete(10, 6)
-	c2.EnableHistory(100)
+	c2 := vt.NewEmulator(10, 6)
+	hist2 := c2.EnableHistory(100)
 	c2.Feed([]byte("a\r\nb\r\n$ "), nil) // cursor on row 2
 	c2.Resize(10, 4)
-	if n := c2.History().Total(); n != 0 {
+	if n := hist2.Total(); n != 0 {
 		t.Errorf("%d lines left the top, want none", n)
 	}
 	// No history (a client's copy): Mosh's rule.
-	c3 := vt.NewComplete(10, 6)
+	c3 := vt.NewEmulator(10, 6)
 	c3.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil)
 	c3.Resize(10, 3)
 	if got := strings.Join(rowTexts(c3.Framebuffer()), ","); got != "1,2,3" {
@@ -261,12 +177,12 @@ func TestHistoryShrinkKeepsCursorRow(t *testing.T) {
 // cursor 1049 saved, so the shell's last rows are there when the
 // full-screen program exits, and the rows that left are in the history.
 func TestHistoryShrinkBehindAltScreen(t *testing.T) {
-	c := vt.NewComplete(10, 6)
-	c.EnableHistory(100)
+	c := vt.NewEmulator(10, 6)
+	hist := c.EnableHistory(100)
 	c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ \x1b[?1049hvim\r\n~\r\n~"), nil) // saved cursor on row 5
 	c.Resize(10, 3)
 	c.Resize(10, 5) // growth adds rows at the bottom
-	if got := strings.Join(c.History().Texts(), ","); got != "1,2,3" {
+	if got := strings.Join(hist.Texts(), ","); got != "1,2,3" {
 		t.Errorf("history %q, want 1,2,3: none of the alternate screen's rows", got)
 	}
 	c.Feed([]byte("\x1b[?1049l"), nil)
@@ -290,7 +206,7 @@ func rowTexts(fb *vt.Framebuffer) []string {
 // screen to model what the user's terminal did when it resized.
 func TestClientModelMoves(t *testing.T) {
 	screen := func() *vt.Framebuffer {
-		c := vt.NewComplete(10, 6)
+		c := vt.NewEmulator(10, 6)
 		c.Feed([]byte("1\r\n2\r\n3\r\n4\r\n5\r\n$ "), nil) // cursor on row 5
 		return c.Framebuffer().Clone()
 	}

@@ -27,15 +27,30 @@ type Result struct {
 	// after it, or after a later keystroke already typed); -1 if never.
 	Latency []time.Duration
 	// Wrong marks the keystrokes during which the screen showed a wrong
-	// prediction: an underlined character that the screen did not hold
-	// at that place after any keystroke of the previous WrongWindow
-	// (screen states that lasted less than Transient excepted).
+	// prediction. For [Measure], an underlined character that the screen
+	// did not hold at that place after any keystroke of the previous
+	// WrongWindow (screen states that lasted less than Transient
+	// excepted); for [Session.Measure], any cell or the cursor (see
+	// there).
 	Wrong []bool
+	// Predicted marks the keystrokes during which the screen showed a
+	// prediction, right or wrong ([Session.Measure]); nil from
+	// [Measure], which does not tell.
+	Predicted []bool
+	// Silent marks the keystrokes whose reference shows nothing new (a
+	// password's characters, a Tab that only rings the bell): they have
+	// no response time, and [Result.Stats] leaves them out of the times
+	// (their Latency stays -1). Nil from [Measure], which times every
+	// keystroke.
+	Silent []bool
 }
 
 // Measure matches the screen states a session went through (snaps, in
 // time order) against the reference screens after each keystroke (refs)
-// typed at the given times (at, in time order, as long as refs). logf, if
+// typed at the given times (at, in time order, as long as refs). It
+// counts as wrong only underlined characters, the check of the
+// end-to-end tests; [Session.Measure] judges every cell and the cursor,
+// underlined or not. logf, if
 // not nil, is told about each keystroke found shown wrongly, with the
 // screen and its reference.
 //

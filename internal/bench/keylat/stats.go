@@ -26,6 +26,15 @@ type Stats struct {
 	// Wrong is the fraction of keystrokes during which the screen showed
 	// a wrong prediction.
 	Wrong float64
+	// Predicted is the fraction of keystrokes during which the screen
+	// showed a prediction, right or wrong; NoPrediction says that it was
+	// measured and none was shown, so that Wrong means nothing ("n/a").
+	Predicted    float64
+	NoPrediction bool
+	// Silent is the number of keystrokes with nothing to show, left out
+	// of Median, Mean, P95, P99, Instant and NeverShown; Keys counts
+	// them, and so do Wrong and Predicted.
+	Silent int
 }
 
 // NewStats computes the figures of per-keystroke latencies (negative for a
@@ -83,8 +92,16 @@ func (s Stats) String() string {
 	if s.NeverShown > 0 {
 		never = fmt.Sprintf(", %d never shown (counted as %v)", s.NeverShown, s.Cap)
 	}
-	return fmt.Sprintf("%d keystrokes: %.1f%% shown within %v, %.1f%% shown wrongly, median %v, mean %v, p95 %v, p99 %v%s",
-		s.Keys, 100*s.Instant, InstantLatency, 100*s.Wrong, round(s.Median), round(s.Mean), round(s.P95), round(s.P99), never)
+	wrong := fmt.Sprintf("%.1f%% shown wrongly", 100*s.Wrong)
+	if s.NoPrediction {
+		wrong = "no prediction shown"
+	}
+	silent := ""
+	if s.Silent > 0 {
+		silent = fmt.Sprintf(" (%d with nothing to show)", s.Silent)
+	}
+	return fmt.Sprintf("%d keystrokes%s: %.1f%% shown within %v, %s, median %v, mean %v, p95 %v, p99 %v%s",
+		s.Keys, silent, 100*s.Instant, InstantLatency, wrong, round(s.Median), round(s.Mean), round(s.P95), round(s.P99), never)
 }
 
 // round rounds d for display.
@@ -92,7 +109,39 @@ func round(d time.Duration) time.Duration { return d.Round(100 * time.Microsecon
 
 // Stats returns the figures of r, a keystroke never shown counting as
 // NeverShownCap.
-func (r Result) Stats() Stats { return NewStats(r.Latency, r.Wrong, NeverShownCap) }
+func (r Result) Stats() Stats {
+	lat := r.Latency
+	if r.Silent != nil {
+		lat = nil
+		for i, d := range r.Latency {
+			if !r.Silent[i] {
+				lat = append(lat, d)
+			}
+		}
+	}
+	s := NewStats(lat, nil, NeverShownCap)
+	s.Keys, s.Silent = len(r.Latency), len(r.Latency)-len(lat)
+	if s.Keys > 0 {
+		s.Wrong = float64(count(r.Wrong)) / float64(s.Keys)
+	}
+	if r.Predicted != nil && s.Keys > 0 {
+		n := count(r.Predicted)
+		s.Predicted = float64(n) / float64(s.Keys)
+		s.NoPrediction = n == 0
+	}
+	return s
+}
+
+// count is the number of true values in bs.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
 
 // Summary returns the headline figures of r: the fractions of keystrokes
 // shown within InstantLatency and shown wrongly, and the median and mean

@@ -31,7 +31,10 @@ func TestWriteTable(t *testing.T) {
 	if lines[0] != "typing: shell over 250 ms" {
 		t.Errorf("first line %q, want the title", lines[0])
 	}
-	table := lines[1 : len(lines)-1]
+	table := lines[1 : 2+len(testRows)]
+	if !strings.HasPrefix(lines[2+len(testRows)], "times in ms") || !strings.Contains(lines[3+len(testRows)], "one run") {
+		t.Errorf("the table is not followed by its units and the line saying one run has no spread:\n%s", b.String())
+	}
 	if len(table) != 1+len(testRows) {
 		t.Fatalf("table has %d lines, want a heading and %d rows:\n%s", len(table), len(testRows), b.String())
 	}
@@ -49,6 +52,47 @@ func TestWriteTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// spreadRows are two transports measured over three runs: their medians
+// are apart, their means' ranges overlap, and the second predicts nothing.
+var spreadRows = []Row{
+	{Name: "gosh", Keys: 10, Runs: 3, Median: ms1, Mean: 50 * ms1, P95: 500 * ms1, P99: 510 * ms1, Instant: 0.9, Wrong: 0.01,
+		Spread: &Spread{Median: [2]time.Duration{ms1 / 2, 2 * ms1}, Mean: [2]time.Duration{40 * ms1, 60 * ms1},
+			P95: [2]time.Duration{490 * ms1, 520 * ms1}, P99: [2]time.Duration{500 * ms1, 530 * ms1},
+			Instant: [2]float64{0.85, 0.95}, Wrong: [2]float64{0, 0.02}, BytesPerKey: [2]float64{140, 150}}},
+	{Name: "mosh-nopredict", Keys: 10, Runs: 3, Median: 500 * ms1, Mean: 55 * ms1, P95: 700 * ms1, P99: 710 * ms1, WrongNA: true,
+		Spread: &Spread{Median: [2]time.Duration{499 * ms1, 503 * ms1}, Mean: [2]time.Duration{58 * ms1, 70 * ms1},
+			P95: [2]time.Duration{690 * ms1, 720 * ms1}, P99: [2]time.Duration{700 * ms1, 730 * ms1},
+			NeverShown: [2]int{0, 1}, BytesPerKey: [2]float64{240, 250}}},
+}
+
+// TestWriteTableSpread: over several runs, the table shows the medians,
+// "n/a" for a transport without a wrong figure, a second table with the
+// ranges, and which figures the runs do not tell apart.
+func TestWriteTableSpread(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, "", spreadRows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"median of 3 runs",
+		"range over runs",
+		"0.5–2.0", "499.0–503.0", "85.0%–95.0%", "0.0%–2.0%", "0–1", "140–150",
+		"within the spread of the runs (ranges overlap; not a measured difference): mean: gosh ≈ mosh-nopredict\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasSuffix(lines[2], " n/a      0        -") && !strings.Contains(lines[2], "n/a") {
+		t.Errorf("mosh-nopredict's row %q does not say n/a for wrong", lines[2])
+	}
+	if strings.Contains(out, "median: gosh") || strings.Contains(out, "wrong: ") {
+		t.Errorf("the medians (apart) or the wrong figures (n/a for one) are named as overlapping:\n%s", out)
 	}
 }
 
@@ -214,5 +258,35 @@ func TestWriteCDFNoSeries(t *testing.T) {
 	}
 	if doc := parseSVG(t, b.Bytes()); len(doc.paths) != 0 {
 		t.Errorf("%d paths for no series, want none", len(doc.paths))
+	}
+}
+
+// TestWriteJSONSpread: a transport without a wrong figure has null for
+// it, and the ranges over the runs are there.
+func TestWriteJSONSpread(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, "t", spreadRows); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Rows []struct {
+			Name  string   `json:"name"`
+			Wrong *float64 `json:"wrong_fraction"`
+			Runs  int      `json:"runs"`
+			Range *struct {
+				MedianMS [2]float64  `json:"median_ms"`
+				Wrong    *[2]float64 `json:"wrong_fraction"`
+			} `json:"range"`
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, b.String())
+	}
+	g, m := got.Rows[0], got.Rows[1]
+	if g.Wrong == nil || *g.Wrong != 0.01 || g.Runs != 3 || g.Range == nil || g.Range.MedianMS != [2]float64{0.5, 2} || g.Range.Wrong == nil {
+		t.Errorf("gosh = %+v, want wrong 0.01, 3 runs and the ranges", g)
+	}
+	if m.Wrong != nil || m.Range == nil || m.Range.Wrong != nil {
+		t.Errorf("mosh-nopredict = %+v, want wrong null, in the range too", m)
 	}
 }

@@ -18,10 +18,10 @@ var builtinFS embed.FS
 
 // builtinNames lists the built-in workloads in the order [Builtin] returns
 // them.
-var builtinNames = []string{"shell", "vim", "python", "pager", "cmd"}
+var builtinNames = []string{"shell", "vim", "python", "pager", "cmd", "traps"}
 
 // Builtin returns the workloads shipped in the binary: shell, vim, python,
-// pager and cmd. Each call returns fresh copies.
+// pager, cmd and traps. Each call returns fresh copies.
 func Builtin() []*Workload {
 	ws := make([]*Workload, len(builtinNames))
 	for i, name := range builtinNames {
@@ -29,6 +29,10 @@ func Builtin() []*Workload {
 	}
 	return ws
 }
+
+// BuiltinNames returns the names of the built-in workloads, in the order
+// of [Builtin], without parsing them.
+func BuiltinNames() []string { return slices.Clone(builtinNames) }
 
 // loadBuiltin parses the embedded workload name; it panics if it is
 // missing or invalid, which the package's tests rule out.

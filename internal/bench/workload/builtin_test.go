@@ -59,6 +59,13 @@ func TestBuiltin(t *testing.T) {
 	if len(ws) < 4 {
 		t.Fatalf("Builtin() has %d workloads, want at least 4", len(ws))
 	}
+	names := BuiltinNames()
+	for i, w := range ws {
+		if i >= len(names) || names[i] != w.Name {
+			t.Errorf("BuiltinNames() = %q, want the names of Builtin() in order (%q at %d)", names, w.Name, i)
+			break
+		}
+	}
 	for _, w := range ws {
 		t.Run(w.Name, func(t *testing.T) {
 			if err := w.Validate(); err != nil {

@@ -20,7 +20,14 @@
 //   - cmd: the shell workload of Windows, typed into cmd.exe: echo, dir,
 //     type, cd, set /a, copy, a for loop, typos fixed by backspace, in-line
 //     edits with Home, End and the arrow keys, history recalled with the up
-//     arrow and a line abandoned with Escape.
+//     arrow and a line abandoned with Escape;
+//   - traps: typing a prediction engine can get wrong, into bash: a
+//     password prompt that echoes nothing, a menu that acts on one key
+//     without echoing it, tab completion with keys typed right after the
+//     Tab, less's / search, vim's mode changes (i, Esc, :set nu, A, o), a
+//     prompt that redraws (a right prompt drawn by PROMPT_COMMAND and vi
+//     editing mode showing its mode), and a command typed while the last
+//     one's output scrolls by.
 //
 // Every workload starts and ends at the shell prompt, and launches its
 // program itself. A workload's Shell says which shell: a POSIX one (the
@@ -49,7 +56,9 @@
 // across participants; it stands in here for the spread of one typist's
 // gaps. Before the first key of a command, or of a new thought in an
 // editor, the typist pauses to think: uniformly 0.5 to 1.5 s. Every gap is
-// kept within 30 ms and 3 s, and rounded to the millisecond.
+// kept within 30 ms and 3 s, and rounded to the millisecond. A key typed
+// right after an Enter within a burst (typing ahead) waits at least
+// [TypeAheadGap].
 //
 // # File format
 //
@@ -61,6 +70,7 @@
 //	  "description": "a few searches",     optional
 //	  "shell": "sh",                       optional: "sh" (the default) or "cmd"
 //	  "program": "grep",                   optional: an executable the workload needs
+//	  "requires": ["less"],                optional: more executables it needs
 //	  "files": {"a.txt": "alpha\n"},       optional: relative name -> content
 //	  "ready": "$",                        optional: text on the screen when the first key may be typed
 //	  "keys": [                            required, at least one

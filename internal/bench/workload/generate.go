@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // named is one keystroke that is not typed text: a control character or
@@ -27,6 +28,7 @@ const (
 // script is a built-in workload before the typist's gaps are drawn.
 type script struct {
 	name, description, shell, program string
+	requires                          []string
 	files                             map[string]string
 	seed                              uint64
 	// bursts are typed one after the other; the typist thinks before
@@ -75,7 +77,7 @@ const gapSource = "Gaps: log-normal with mean 238.66 ms and SD 111.60 ms, the in
 // now. The committed builtin/*.json, which [Builtin] returns, must be its
 // output: TestBuiltinGenerated checks this.
 func Generate() []*Workload {
-	scripts := []script{shellScript(), vimScript(), pythonScript(), pagerScript(), cmdScript()}
+	scripts := []script{shellScript(), vimScript(), pythonScript(), pagerScript(), cmdScript(), trapsScript()}
 	ws := make([]*Workload, len(scripts))
 	for i, s := range scripts {
 		ws[i] = s.generate()
@@ -87,12 +89,17 @@ func Generate() []*Workload {
 func (s script) generate() *Workload {
 	t := NewTypist(s.seed)
 	w := &Workload{Name: s.name, Description: s.description + " " + fmt.Sprintf(gapSource, s.seed),
-		Shell: s.shell, Program: s.program, Files: s.files, Ready: "$"}
+		Shell: s.shell, Program: s.program, Requires: s.requires, Files: s.files, Ready: "$"}
 	for _, burst := range s.bursts {
 		for i, k := range burst {
 			gap := t.Gap()
-			if i == 0 {
+			switch {
+			case i == 0:
 				gap = t.Think()
+			case burst[i-1] == string(enter):
+				// Typed ahead while a command runs: not before the
+				// server has seen its output through (see trapsScript).
+				gap = max(gap, TypeAheadGap)
 			}
 			w.Keys = append(w.Keys, Key{Key: k, Gap: gap})
 		}
@@ -139,6 +146,88 @@ func shellScript() script {
 			keys("for i in 1 2 3; do echo $i; done", enter),
 			keys("sort todo.txt", enter),
 			keys("clear", enter),
+		},
+	}
+}
+
+// TypeAheadGap is the least gap after an Enter within a burst of typing
+// (the typist types the next command while the last one's output still
+// scrolls by): long enough that the command, short, has finished on the
+// server, so that the keys reach the shell, not the terminal's echo in
+// the middle of the output, and the reference holds on every link.
+const TypeAheadGap = 300 * time.Millisecond
+
+// trapsScript is typing that a prediction engine can get wrong: keys that
+// are not echoed, or not where the cursor is, or that change what the
+// next keys do. Its length is the script's files and keys.
+func trapsScript() script {
+	return script{
+		name:     "traps",
+		program:  "vim",
+		requires: []string{"bash", "less", "seq"},
+		description: "Traps for speculative local echo, typed into bash: a password prompt that echoes nothing " +
+			"(read -s); a menu that acts on one key without echoing it and redraws (read -sn1); tab completion, " +
+			"unique and ambiguous (a double Tab lists), with keys typed right after a Tab; a pager's / search " +
+			"(less); vim's mode changes (i, Esc, :set nu, A, o, :q!); a prompt that redraws (a nested bash with " +
+			"a right prompt drawn by PROMPT_COMMAND, as zsh's RPROMPT, and vi editing mode showing its mode in " +
+			"the prompt: Esc, 0, w, i, A); and a command typed while the last one's output scrolls by.",
+		files: map[string]string{
+			"signin.sh": "read -rsp 'Password: ' pw\necho\necho \"signed in (${#pw} characters, not echoed)\"\n",
+			"menu.sh": "items=()\n" +
+				"draw() { printf '\\033[H\\033[2JMENU  a: add  l: list  q: quit\\n%s\\n> ' \"$1\"; }\n" +
+				"draw 'one key, no Enter'\n" +
+				"while read -rsn1 k; do\n" +
+				"  case $k in\n" +
+				"  a) printf '\\nitem: '; read -r it; items+=(\"$it\"); draw \"added $it\" ;;\n" +
+				"  l) draw \"items: ${items[*]}\" ;;\n" +
+				"  q) printf '\\033[H\\033[2J'; break ;;\n" +
+				"  *) draw \"no such key: $k\" ;;\n" +
+				"  esac\n" +
+				"done\n",
+			"prompt.rc": "PS1='$ '\nn=0\n" +
+				"PROMPT_COMMAND='n=$((n+1)); printf \"\\0337\\033[%dG[cmd %d]\\0338\" $((${COLUMNS:-80}-7)) $n'\n" +
+				"set -o vi\n" +
+				"bind 'set show-mode-in-prompt on'\n" +
+				"bind 'set keyseq-timeout 20'\n" +
+				"bind 'set vi-ins-mode-string (ins)'\n" +
+				"bind 'set vi-cmd-mode-string (cmd)'\n",
+			"report-2024.txt": "q1 up, q2 flat, q3 down, q4 up\n",
+			"notes-alpha.txt": "alpha\n",
+			"notes-beta.txt":  "beta beta\n",
+			"story.txt":       story(),
+			"vimrc":           "set nocompatible\nset noswapfile\nset t_ti= t_te=\nset ttimeout ttimeoutlen=100\n",
+			"poem.txt":        "the echo comes back late\nbut the guess was right\n",
+		},
+		seed: 6,
+		bursts: [][]string{
+			keys("bash signin.sh", enter),
+			keys("hunter2", enter),
+			keys("bash menu.sh", enter),
+			keys("a"),
+			keys("milk", enter),
+			keys("l"),
+			keys("x"),
+			keys("q"),
+			keys("cat rep\t", enter),
+			keys("wc -c notes-\t\tb\t", enter),
+			keys("ls n\ta\t", enter),
+			keys("less -X story.txt", enter),
+			keys("/needle", enter),
+			keys("n"),
+			keys("/latency", enter),
+			keys("N"),
+			keys("q"),
+			keys("vim -u vimrc -i NONE poem.txt", enter),
+			keys("i", "so ", esc),
+			keys(":set nu", enter),
+			keys("A", ", at last", esc),
+			keys("o", "a line of its own", esc),
+			keys(":q!", enter),
+			keys("bash --rcfile prompt.rc", enter),
+			keys("echo one", enter),
+			keys("echo two", esc, "0w", "i", "and ", esc, "A", " three", enter),
+			keys("exit", enter),
+			keys("seq 1 300", enter, "echo typed while it scrolled", enter),
 		},
 	}
 }

@@ -17,6 +17,7 @@ type fileJSON struct {
 	Description string            `json:"description"`
 	Shell       string            `json:"shell,omitempty"`
 	Program     string            `json:"program"`
+	Requires    []string          `json:"requires,omitempty"`
 	Files       map[string]string `json:"files"`
 	Ready       string            `json:"ready"`
 	Keys        []keyJSON         `json:"keys"`
@@ -82,7 +83,7 @@ func decodeStrict(data []byte, v any) error {
 
 // workload converts and validates the decoded form.
 func (f *fileJSON) workload() (*Workload, error) {
-	w := &Workload{Name: f.Name, Description: f.Description, Shell: f.Shell, Program: f.Program, Files: f.Files, Ready: f.Ready,
+	w := &Workload{Name: f.Name, Description: f.Description, Shell: f.Shell, Program: f.Program, Requires: f.Requires, Files: f.Files, Ready: f.Ready,
 		Keys: make([]Key, len(f.Keys))}
 	if w.Name == "" {
 		w.Name = defaultName
@@ -122,6 +123,16 @@ func (w *Workload) MarshalJSON() ([]byte, error) {
 		if f.name == "description" && w.Shell != "" {
 			fmt.Fprintf(&b, "  \"shell\": %s,\n", quote(w.Shell))
 		}
+	}
+	if len(w.Requires) > 0 {
+		b.WriteString(`  "requires": [`)
+		for i, p := range w.Requires {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quote(p))
+		}
+		b.WriteString("],\n")
 	}
 	b.WriteString(`  "files": {`)
 	for i, name := range sortedKeys(w.Files) {

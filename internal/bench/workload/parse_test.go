@@ -20,6 +20,12 @@ func TestParse(t *testing.T) {
 				Ready: "$", Keys: []Key{{"g", 900 * time.Millisecond}, {"\r", 180500 * time.Microsecond}, {"\x1b[A", 0}}},
 		},
 		{
+			name: "requires",
+			in:   `{"name": "t", "program": "vim", "requires": ["less", "seq"], "keys": [{"key": "v", "gap_ms": 1}]}`,
+			want: &Workload{Name: "t", Program: "vim", Requires: []string{"less", "seq"}, Files: map[string]string{},
+				Keys: []Key{{"v", time.Millisecond}}},
+		},
+		{
 			name: "cmd shell",
 			in:   `{"name": "dir", "shell": "cmd", "keys": [{"key": "d", "gap_ms": 1}]}`,
 			want: &Workload{Name: "dir", Shell: ShellCmd, Files: map[string]string{}, Keys: []Key{{"d", time.Millisecond}}},
@@ -70,6 +76,8 @@ func TestParseErrors(t *testing.T) {
 		{"unclean file", `{"files": {"a//b": ""}, "keys": [` + key + `]}`, `file name "a//b"`},
 		{"backslash file", `{"files": {"a\\b": ""}, "keys": [` + key + `]}`, `file name "a\\b"`},
 		{"program with a newline", `{"program": "vi\nrm", "keys": [` + key + `]}`, "control character"},
+		{"required program with a newline", `{"requires": ["vi\nrm"], "keys": [` + key + `]}`, "control character"},
+		{"empty required program", `{"requires": [""], "keys": [` + key + `]}`, "empty name in requires"},
 		{"unknown shell", `{"shell": "powershell", "keys": [` + key + `]}`, `shell "powershell" is neither "sh" nor "cmd"`},
 		{"wrong type", `{"keys": [{"key": 5, "gap_ms": 1}]}`, "cannot unmarshal number"},
 	} {

@@ -37,6 +37,8 @@ type Workload struct {
 	// Program is an executable the workload needs on the server, besides
 	// the shell ("" for none); the keys start it from the shell.
 	Program string
+	// Requires are more executables the workload needs (nil for none).
+	Requires []string
 	// Files are created in the session's working directory before it
 	// starts: relative slash-separated name to content.
 	Files map[string]string
@@ -60,6 +62,7 @@ const (
 	MaxGap      = time.Minute // pause before a keystroke
 	MaxFiles    = 64          // setup files
 	MaxFileSize = 1 << 20     // bytes in one setup file
+	MaxRequires = 16          // programs in Requires
 )
 
 const (
@@ -75,6 +78,16 @@ var validName = regexp.MustCompile(`^[` + nameChars + `]{1,64}$`)
 // built-in workload.
 var ErrUnknown = errors.New("workload: unknown workload")
 
+// Programs returns every executable the workload needs besides the shell:
+// Program and Requires.
+func (w *Workload) Programs() []string {
+	var ps []string
+	if w.Program != "" {
+		ps = append(ps, w.Program)
+	}
+	return append(ps, w.Requires...)
+}
+
 // Validate reports the first problem that makes w unusable, or nil.
 func (w *Workload) Validate() error {
 	if !validName.MatchString(w.Name) {
@@ -88,8 +101,18 @@ func (w *Workload) Validate() error {
 	if w.Shell != "" && w.Shell != ShellSh && w.Shell != ShellCmd {
 		return fmt.Errorf("workload: shell %q is neither %q nor %q", w.Shell, ShellSh, ShellCmd)
 	}
-	if strings.ContainsFunc(w.Program, unicode.IsControl) {
-		return fmt.Errorf("workload: program %q contains a control character", w.Program)
+	if len(w.Requires) > MaxRequires {
+		return fmt.Errorf("workload: %d required programs, at most %d", len(w.Requires), MaxRequires)
+	}
+	for _, p := range append([]string{w.Program}, w.Requires...) {
+		if strings.ContainsFunc(p, unicode.IsControl) || len(p) > maxText {
+			return fmt.Errorf("workload: program %q contains a control character or is too long", p)
+		}
+	}
+	for _, p := range w.Requires {
+		if p == "" {
+			return errors.New("workload: an empty name in requires")
+		}
 	}
 	if err := validateFiles(w.Files); err != nil {
 		return err

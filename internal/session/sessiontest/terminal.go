@@ -37,6 +37,8 @@ type Terminal struct {
 	midWrite  []int // heights to take between the reads of a write (ResizeMidWrite)
 	midDone   int   // how many times they were taken
 	preWrite  []int // heights to take before each of the next writes that are not a query alone (ResizeBeforeWrites)
+	keep      bool  // records every state of the screen (Record)
+	snaps     []Snapshot
 }
 
 // answerWait bounds how long an answer waits for the client to read it.
@@ -288,6 +290,9 @@ func (t *Terminal) Write(p []byte) (int, error) {
 		reply = t.emu.Feed(p, nil)
 	}
 	t.written += size
+	if t.keep {
+		t.snaps = append(t.snaps, Snapshot{At: time.Now(), FB: t.emu.Framebuffer().Clone()})
+	}
 	if len(reply) > 0 && len(p) <= queryAlone && len(t.racing) > 0 {
 		for _, rows := range t.racing {
 			t.setSize(t.cols, rows)

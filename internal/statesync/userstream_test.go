@@ -1,4 +1,4 @@
-package vt_test
+package statesync_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gosh-term/gosh/internal/pb/userpb"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // userMessage builds the expected UserMessage with the generated code
@@ -39,26 +39,26 @@ func userMessage(t *testing.T, items ...any) []byte {
 func TestUserStreamDiffGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		push func(s *vt.UserStream)
+		push func(s *statesync.UserStream)
 		hex  string // from spec section 6.2, or "" to compare with the oracle only
 		want []any
 	}{
-		{"keys", func(s *vt.UserStream) { s.PushKeys([]byte("ls\r")) }, "0a07120522036c730d", []any{"ls\r"}},
-		{"resize", func(s *vt.UserStream) { s.PushResize(80, 24) }, "0a061a0428503018", []any{[2]int{80, 24}}},
-		{"coalesced", func(s *vt.UserStream) {
+		{"keys", func(s *statesync.UserStream) { s.PushKeys([]byte("ls\r")) }, "0a07120522036c730d", []any{"ls\r"}},
+		{"resize", func(s *statesync.UserStream) { s.PushResize(80, 24) }, "0a061a0428503018", []any{[2]int{80, 24}}},
+		{"coalesced", func(s *statesync.UserStream) {
 			s.PushKeys([]byte("a"))
 			s.PushKeys([]byte("bc"))
 			s.PushResize(100, 30)
 			s.PushResize(101, 31)
 			s.PushKeys([]byte("\x1bOA"))
 		}, "", []any{"abc", [2]int{100, 30}, [2]int{101, 31}, "\x1bOA"}},
-		{"empty", func(s *vt.UserStream) {}, "", nil},
+		{"empty", func(s *statesync.UserStream) {}, "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := vt.NewUserStream()
+			s := statesync.NewUserStream()
 			tc.push(s)
-			got := s.Diff(vt.NewUserStream())
+			got := s.Diff(statesync.NewUserStream())
 			if tc.hex != "" && hex.EncodeToString(got) != tc.hex {
 				t.Errorf("Diff = %x, want %s", got, tc.hex)
 			}
@@ -79,7 +79,7 @@ func TestUserStreamApplyOracle(t *testing.T) {
 	proto.SetExtension(in, userpb.E_Resize, &userpb.ResizeMessage{Width: &w, Height: &h})
 	msg, _ := proto.Marshal(&userpb.UserMessage{Instruction: []*userpb.Instruction{in}})
 	msg = append(msg, 0x0a, 0x04, 0x4a, 0x02, 0x08, 0x01) // instruction with unknown extension 9
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	if err := s.Apply(msg); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestUserStreamApplyOracle(t *testing.T) {
 }
 
 func TestUserStreamSubtract(t *testing.T) {
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushResize(80, 24)
 	s.PushKeys([]byte("hello"))
 	acked := s.Clone()
@@ -128,8 +128,8 @@ func TestUserStreamSubtract(t *testing.T) {
 func TestUserStreamRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for range 500 {
-		cur := vt.NewUserStream()
-		peer := vt.NewUserStream()
+		cur := statesync.NewUserStream()
+		peer := statesync.NewUserStream()
 		for range 20 {
 			for range rng.IntN(5) {
 				if rng.IntN(4) == 0 {
@@ -175,7 +175,7 @@ func FuzzUserStream(f *testing.F) {
 	f.Add(mustHex("0a06520408051802"))                              // a gap
 	f.Add(mustHex("0a0b520908001002180428ac02"))                    // credit
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		s := vt.NewUserStream()
+		s := statesync.NewUserStream()
 		if err := s.Apply(msg); err != nil {
 			return
 		}
@@ -183,12 +183,12 @@ func FuzzUserStream(f *testing.F) {
 			t.Fatalf("accepted %x that the oracle rejects: %v", msg, err)
 		}
 		// Whatever was accepted re-encodes to a message that reproduces it.
-		r := vt.NewUserStream()
-		if err := r.Apply(s.Diff(vt.NewUserStream())); err != nil || !r.Equal(s) {
+		r := statesync.NewUserStream()
+		if err := r.Apply(s.Diff(statesync.NewUserStream())); err != nil || !r.Equal(s) {
 			t.Fatalf("re-encoding of %x does not round-trip: %v", msg, err)
 		}
 		var m userpb.UserMessage
-		if err := proto.Unmarshal(s.Diff(vt.NewUserStream()), &m); err != nil {
+		if err := proto.Unmarshal(s.Diff(statesync.NewUserStream()), &m); err != nil {
 			t.Fatalf("oracle rejects our encoding: %v", err)
 		}
 	})
@@ -208,7 +208,7 @@ func TestUserStreamRejectsMalformedExtension(t *testing.T) {
 	msg := []byte{0x0a, 0x07, 0x12, 0x03, 0x22, 0x01, 'k', 0x1a, 0x00}
 	msg = append(msg[:2:2], 0x12, 0x03, 0x22, 0x01, 'k', 0x1a, 0x02, 0x28, 0x80) // width varint unterminated
 	msg[1] = byte(len(msg) - 2)
-	if err := vt.NewUserStream().Apply(msg); err == nil {
+	if err := statesync.NewUserStream().Apply(msg); err == nil {
 		t.Errorf("Apply(%x) accepted a malformed resize", msg)
 	}
 	if err := proto.Unmarshal(msg, &userpb.UserMessage{}); err == nil {
@@ -217,7 +217,7 @@ func TestUserStreamRejectsMalformedExtension(t *testing.T) {
 }
 
 func TestUserStreamHeld(t *testing.T) {
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushKeys([]byte("abc"))
 	s.PushResize(80, 24)
 	acked := s.Clone()
@@ -232,16 +232,16 @@ func TestUserStreamHeld(t *testing.T) {
 }
 
 // buildStream pushes parts in order: a string as keys, a [2]int as a
-// resize, a vt.ChannelMsg as a channel message.
-func buildStream(parts ...any) *vt.UserStream {
-	s := vt.NewUserStream()
+// resize, a statesync.ChannelMsg as a channel message.
+func buildStream(parts ...any) *statesync.UserStream {
+	s := statesync.NewUserStream()
 	for _, p := range parts {
 		switch p := p.(type) {
 		case string:
 			s.PushKeys([]byte(p))
 		case [2]int:
 			s.PushResize(p[0], p[1])
-		case vt.ChannelMsg:
+		case statesync.ChannelMsg:
 			s.PushChannel(p)
 		}
 	}
@@ -252,7 +252,7 @@ func TestUserStreamEqualContent(t *testing.T) {
 	build := buildStream
 	tests := []struct {
 		name string
-		a, b *vt.UserStream
+		a, b *statesync.UserStream
 		want bool
 	}{
 		{"same keys split differently", build("ab", "cd"), build("abc", "d"), true},
@@ -275,7 +275,7 @@ func TestUserStreamEqualContent(t *testing.T) {
 // BenchmarkUserStreamEqual compares two 64 KiB in-flight pastes, as the
 // sender does several times per datagram while a paste is in flight.
 func BenchmarkUserStreamEqual(b *testing.B) {
-	a := vt.NewUserStream()
+	a := statesync.NewUserStream()
 	a.PushKeys(make([]byte, 64<<10))
 	c := a.Clone()
 	b.ReportAllocs()
@@ -289,7 +289,7 @@ func BenchmarkUserStreamEqual(b *testing.B) {
 // TestUserStreamShown: a stream extends a sent one by shown keys only
 // when nothing else (keys pushed with PushKeys, a resize) came after it.
 func TestUserStreamShown(t *testing.T) {
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushKeys([]byte("a"))
 	sent := s.Clone()
 	if s.Shown(sent) {
@@ -317,5 +317,44 @@ func TestUserStreamShown(t *testing.T) {
 	s.Subtract(sent)
 	if !s.Shown(sent) || s.Diff(sent) == nil {
 		t.Error("after Subtract the shown key is lost")
+	}
+}
+
+// TestUserStreamUrgent: a change is urgent when it holds an interrupt key
+// (Ctrl-C, Ctrl-\, Ctrl-Z) typed after the sent state, however pushed.
+func TestUserStreamUrgent(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before string // typed and sent
+		after  string // typed since
+		shown  bool   // pushed as shown keys
+		want   bool
+	}{
+		{"nothing new", "ls\x03", "", false, false},
+		{"plain keys", "", "ls\r", false, false},
+		{"Ctrl-C", "seq 1 100000000\r", "\x03", false, true},
+		{"Ctrl-C among keys", "", "ab\x03cd", false, true},
+		{"Ctrl-\\", "", "\x1c", false, true},
+		{"Ctrl-Z", "", "\x1a", false, true},
+		{"Ctrl-C pushed as shown", "", "\x03", true, true},
+		{"Ctrl-C already sent", "\x03", "ls", false, false},
+		{"Ctrl-D", "", "\x04", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := statesync.NewUserStream()
+			s.PushKeys([]byte(tc.before))
+			sent := s.Clone()
+			if tc.shown {
+				s.PushShownKeys([]byte(tc.after))
+			} else {
+				s.PushKeys([]byte(tc.after))
+			}
+			if got := s.Urgent(sent); got != tc.want {
+				t.Errorf("Urgent = %v, want %v", got, tc.want)
+			}
+			if got := s.Clone().Urgent(sent); got != tc.want {
+				t.Errorf("a clone's Urgent = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,42 +1,47 @@
-package vt
+package statesync
 
-import "google.golang.org/protobuf/encoding/protowire"
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/gosh-term/gosh/internal/vt"
+)
 
 // Complete is the server-to-client state of the SSP transport (spec
 // section 8.2): a terminal emulator plus the echo ack, and for a gosh peer
 // a log of channel messages (section 12.2). Its diff is a Mosh
-// HostBuffers.HostMessage whose host bytes come from a [Display] with the
-// wire profile [WireDisplayCaps](caps), so a stock mosh-client renders it
+// HostBuffers.HostMessage whose host bytes come from a [vt.Display] with the
+// wire profile [vt.WireDisplayCaps](caps), so a stock mosh-client renders it
 // exactly when caps is 0.
 //
 // A Complete is not safe for concurrent use.
 type Complete struct {
-	emu     *Emulator
+	emu     *vt.Emulator
 	echoAck uint64
-	caps    Caps
-	disp    *Display // shared by clones; only its scratch space is mutable
-	chans   chanLog  // channel messages from the server
+	caps    vt.Caps
+	disp    *vt.Display // shared by clones; only its scratch space is mutable
+	scratch *[]byte     // the display's output buffer, shared by clones
+	chans   chanLog     // channel messages from the server
 	scroll  scrollLog
-	behind  bool     // the server's history holds lines beyond the log (section 12.3)
-	hist    *History // the live screen's history (a server's state only; not cloned)
+	behind  bool        // the server's history holds lines beyond the log (section 12.3)
+	hist    *vt.History // the live screen's history (a server's state only; not cloned)
 }
 
 // NewComplete returns a blank cols×rows terminal with echo ack 0 and the
 // stock wire profile.
 func NewComplete(cols, rows int) *Complete {
-	return &Complete{emu: NewEmulator(cols, rows), disp: NewDisplay(WireDisplayCaps(0))}
+	return &Complete{emu: vt.NewEmulator(cols, rows), disp: vt.NewDisplay(vt.WireDisplayCaps(0)), scratch: new([]byte)}
 }
 
 // SetWireCaps sets what diffs may use beyond the stock Mosh set (for a
 // peer known to be gosh). It also decides which differences make two
 // states unequal: content the profile cannot show is ignored.
-func (c *Complete) SetWireCaps(caps Caps) {
+func (c *Complete) SetWireCaps(caps vt.Caps) {
 	c.caps = caps
-	c.disp = NewDisplay(WireDisplayCaps(caps))
+	c.disp = vt.NewDisplay(vt.WireDisplayCaps(caps))
 }
 
 // WireCaps returns the capabilities set by SetWireCaps.
-func (c *Complete) WireCaps() Caps { return c.caps }
+func (c *Complete) WireCaps() vt.Caps { return c.caps }
 
 // Feed interprets host output and appends the answers to its queries to
 // reply (to be written back to the host application).
@@ -54,11 +59,11 @@ func (c *Complete) SetEchoAck(n uint64) { c.echoAck = n }
 
 // Framebuffer returns the screen; callers must not modify it (clone it to
 // draw overlays).
-func (c *Complete) Framebuffer() *Framebuffer { return c.emu.Framebuffer() }
+func (c *Complete) Framebuffer() *vt.Framebuffer { return c.emu.Framebuffer() }
 
 // AppCursorKeys reports whether the host application enabled DECCKM; the
 // server then leaves ESC O A–D from the client alone (spec section 8.1).
-func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().modes.AppCursorKeys }
+func (c *Complete) AppCursorKeys() bool { return c.emu.Framebuffer().Modes().AppCursorKeys }
 
 // Clone returns a deep copy (rows shared copy-on-write).
 func (c *Complete) Clone() *Complete {
@@ -72,28 +77,19 @@ func (c *Complete) Clone() *Complete {
 
 // Equal reports whether c and o have the same echo ack and channel
 // message count, and show the same thing as far as the wire profile can
-// tell (see [Framebuffer.Equal]). States of one session share their
+// tell (see [vt.Display.SameScreen]). States of one session share their
 // channel log's prefix, so equal counts mean equal logs.
 func (c *Complete) Equal(o *Complete) bool {
 	return c.echoAck == o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.SameScreen(o)
 }
 
 // SameScreen reports whether c and o show the same screen, as far as the
-// wire profile can tell, whatever else differs (echo ack, channel
-// messages, scrollback).
+// wire profile can tell (which screen they are on included for a profile
+// with [vt.CapAltScreen]), whatever else differs (echo ack, channel messages,
+// scrollback).
 func (c *Complete) SameScreen(o *Complete) bool {
-	return c.sameScreen(c.Framebuffer(), o.Framebuffer())
-}
-
-// sameScreen reports whether a and b show the same thing as far as the
-// wire profile can tell, which screen they are on included for a profile
-// with CapAltScreen.
-func (c *Complete) sameScreen(a, b *Framebuffer) bool {
-	if c.caps&CapAltScreen != 0 && a.modes.AltScreen != b.modes.AltScreen {
-		return false
-	}
-	return a.equalMasked(b, c.disp.mask, c.caps&CapCursorStyle != 0)
+	return c.disp.SameScreen(c.Framebuffer(), o.Framebuffer())
 }
 
 // Deferrable reports whether c differs from o in nothing but the echo
@@ -102,7 +98,7 @@ func (c *Complete) sameScreen(a, b *Framebuffer) bool {
 // message never waits.
 func (c *Complete) Deferrable(o *Complete) bool {
 	return c.echoAck != o.echoAck && c.chans.total == o.chans.total && c.scroll.total == o.scroll.total &&
-		c.behind == o.behind && c.sameScreen(c.Framebuffer(), o.Framebuffer())
+		c.behind == o.behind && c.SameScreen(o)
 }
 
 // Diff returns the HostMessage that turns from into c: an echo ack if it
@@ -134,14 +130,14 @@ func (c *Complete) diffScreen(from *Complete) []byte {
 		b = appendInstruction(b, extEchoAck, body)
 	}
 	last, next := from.Framebuffer(), c.Framebuffer()
-	if c.sameScreen(last, next) {
+	if c.disp.SameScreen(last, next) {
 		return b
 	}
-	if last.w != next.w || last.h != next.h {
-		b = appendResize(b, next.w, next.h)
+	if w, h := next.Size(); w != last.Width() || h != last.Height() {
+		b = appendResize(b, w, h)
 	}
-	hs := c.disp.NewFrame(c.disp.scratch[:0], true, last, next)
-	c.disp.scratch = hs[:0]
+	hs := c.disp.NewFrame((*c.scratch)[:0], true, last, next)
+	*c.scratch = hs[:0]
 	if len(hs) > 0 {
 		var body []byte
 		body = appendBytesField(body, fieldHostString, hs)
@@ -166,8 +162,7 @@ func (c *Complete) Apply(diff []byte) error {
 			if err != nil {
 				return err
 			}
-			c.emu.Framebuffer().assumeDiffModes()
-			c.emu.Feed(hs, nil)
+			c.emu.FeedFrame(hs)
 		case in.has[extResize]:
 			cols, rows, err := parseResize(in.body[extResize])
 			if err != nil {
@@ -199,7 +194,7 @@ func (c *Complete) Apply(diff []byte) error {
 // those of the saved normal screen while the alternate one is shown, its
 // strings, and its held channel messages.
 func (c *Complete) Footprint() int {
-	n := c.Framebuffer().footprint() + c.chans.footprint() + c.scroll.footprint()
+	n := c.Framebuffer().Footprint() + c.chans.footprint() + c.scroll.footprint()
 	if c.hist != nil {
 		n += c.hist.Footprint()
 	}
@@ -237,16 +232,16 @@ func (c *Complete) TrimChannels(pos uint64) { c.chans.trim(pos) }
 func (c *Complete) ChannelBytes() int { return c.chans.bytes }
 
 // EnableHistory makes c, a server's live state, record the lines that
-// scroll off the top of its primary screen in a [History] of at most
+// scroll off the top of its primary screen in a [vt.History] of at most
 // maxLines lines. Clones do not record.
 func (c *Complete) EnableHistory(maxLines int) { c.hist = c.emu.EnableHistory(maxLines) }
 
 // History returns the history EnableHistory made, or nil.
-func (c *Complete) History() *History { return c.hist }
+func (c *Complete) History() *vt.History { return c.hist }
 
 // PushScroll appends a scrollback line to the state's log (its Text
 // copied).
-func (c *Complete) PushScroll(l ScrollLine) { c.scroll.push(l) }
+func (c *Complete) PushScroll(l vt.ScrollLine) { c.scroll.push(l) }
 
 // ScrollTotal returns the number of lines ever appended to the state's
 // log (an absolute position).
@@ -254,7 +249,7 @@ func (c *Complete) ScrollTotal() uint64 { return c.scroll.total }
 
 // ScrollSince returns the held lines of the log from absolute position pos
 // on, in order. Their Text aliases c's storage: read, do not modify.
-func (c *Complete) ScrollSince(pos uint64) []ScrollLine { return c.scroll.since(pos) }
+func (c *Complete) ScrollSince(pos uint64) []vt.ScrollLine { return c.scroll.since(pos) }
 
 // TrimScroll drops the held lines below absolute position pos (the client
 // calls it once they are in the terminal's scrollback).

@@ -1,4 +1,4 @@
-package vt
+package statesync
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ const (
 
 // ErrChannelBacklog is returned by Apply for a diff whose channel
 // messages exceed MaxChannelMessage or MaxChannelBacklog.
-var ErrChannelBacklog = errors.New("vt: channel backlog too large")
+var ErrChannelBacklog = errors.New("statesync: channel backlog too large")
 
 // chanOverhead is about how many bytes a held channel message costs
 // beyond its Data, for Footprint.
@@ -149,12 +149,14 @@ func admitChannel(index, total uint64, held int, m *ChannelMsg) (bool, error) {
 }
 
 // chanLog is the log of channel messages of a state (section 12.2).
-type chanLog = entryLog[ChannelMsg]
+type chanLog = entryLog[ChannelMsg, chanKind]
 
-// size, cloned and overhead make ChannelMsg a log entry.
-func (m ChannelMsg) size() int          { return len(m.Data) }
-func (m ChannelMsg) cloned() ChannelMsg { m.Data = cloneData(m.Data); return m }
-func (ChannelMsg) overhead() int        { return chanOverhead }
+// chanKind makes ChannelMsg a log entry.
+type chanKind struct{}
+
+func (chanKind) size(m *ChannelMsg) int         { return len(m.Data) }
+func (chanKind) cloned(m ChannelMsg) ChannelMsg { m.Data = cloneData(m.Data); return m }
+func (chanKind) overhead() int                  { return chanOverhead }
 
 // applyChannel applies a received channel extension body to l.
 func applyChannel(l *chanLog, body []byte) error {

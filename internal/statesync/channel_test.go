@@ -1,4 +1,4 @@
-package vt_test
+package statesync_test
 
 import (
 	"bytes"
@@ -11,26 +11,26 @@ import (
 
 	"github.com/gosh-term/gosh/internal/pb/hostpb"
 	"github.com/gosh-term/gosh/internal/pb/userpb"
-	"github.com/gosh-term/gosh/internal/vt"
+	"github.com/gosh-term/gosh/internal/statesync"
 )
 
 // chanMsgs are channel messages of every kind, some with empty fields.
-var chanMsgs = []vt.ChannelMsg{
-	{ID: 1, Kind: vt.ChannelOpen, Data: []byte("agent")},
-	{ID: 1, Kind: vt.ChannelData, Data: []byte("\x00\x00\x00\x01\x0b")},
-	{ID: 2, Kind: vt.ChannelCredit, Credit: vt.ChannelWindow},
-	{ID: 1, Kind: vt.ChannelClose},
-	{ID: 0xffffffff, Kind: vt.ChannelClose, Data: []byte("refused"), Credit: 0xffffffff},
+var chanMsgs = []statesync.ChannelMsg{
+	{ID: 1, Kind: statesync.ChannelOpen, Data: []byte("agent")},
+	{ID: 1, Kind: statesync.ChannelData, Data: []byte("\x00\x00\x00\x01\x0b")},
+	{ID: 2, Kind: statesync.ChannelCredit, Credit: statesync.ChannelWindow},
+	{ID: 1, Kind: statesync.ChannelClose},
+	{ID: 0xffffffff, Kind: statesync.ChannelClose, Data: []byte("refused"), Credit: 0xffffffff},
 }
 
 // sameMsg reports whether two channel messages are equal (nil and empty
 // Data alike).
-func sameMsg(a, b vt.ChannelMsg) bool {
+func sameMsg(a, b statesync.ChannelMsg) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Credit == b.Credit && bytes.Equal(a.Data, b.Data)
 }
 
 // checkMsgs reports a difference between channel message lists.
-func checkMsgs(t *testing.T, what string, got, want []vt.ChannelMsg) {
+func checkMsgs(t *testing.T, what string, got, want []statesync.ChannelMsg) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d messages %+v, want %d", what, len(got), got, len(want))
@@ -48,29 +48,29 @@ func checkMsgs(t *testing.T, what string, got, want []vt.ChannelMsg) {
 func TestChannelWireGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		m    vt.ChannelMsg
+		m    statesync.ChannelMsg
 		at   int // events pushed before the message
 		hex  string
 	}{
 		{"open", chanMsgs[0], 0, "0a0f520d08001001180122056167656e74"},
-		{"credit", vt.ChannelMsg{ID: 2, Kind: vt.ChannelCredit, Credit: 300}, 0, "0a0b520908001002180428ac02"},
-		{"close after a key", vt.ChannelMsg{ID: 3, Kind: vt.ChannelClose}, 1, "0a051203220161" + "0a085206080110031803"},
+		{"credit", statesync.ChannelMsg{ID: 2, Kind: statesync.ChannelCredit, Credit: 300}, 0, "0a0b520908001002180428ac02"},
+		{"close after a key", statesync.ChannelMsg{ID: 3, Kind: statesync.ChannelClose}, 1, "0a051203220161" + "0a085206080110031803"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := vt.NewUserStream()
-			c := vt.NewComplete(80, 24)
+			s := statesync.NewUserStream()
+			c := statesync.NewComplete(80, 24)
 			for range tc.at {
 				s.PushKeys([]byte("a"))
-				c.PushChannel(vt.ChannelMsg{})
+				c.PushChannel(statesync.ChannelMsg{})
 			}
 			s.PushChannel(tc.m)
 			c.PushChannel(tc.m)
-			if got := hex.EncodeToString(s.Diff(vt.NewUserStream())); got != tc.hex {
+			if got := hex.EncodeToString(s.Diff(statesync.NewUserStream())); got != tc.hex {
 				t.Errorf("UserStream diff = %s, want %s", got, tc.hex)
 			}
 			// The host side uses the same instruction.
-			got := c.Diff(vt.NewComplete(80, 24))
+			got := c.Diff(statesync.NewComplete(80, 24))
 			if tc.at == 0 && hex.EncodeToString(got) != tc.hex {
 				t.Errorf("Complete diff = %x, want %s", got, tc.hex)
 			}
@@ -84,7 +84,7 @@ func TestChannelWireGolden(t *testing.T) {
 // TestUserStreamChannelRoundTrip: channel messages interleaved with keys
 // and resizes travel in order, each one event with its fields intact.
 func TestUserStreamChannelRoundTrip(t *testing.T) {
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushResize(80, 24)
 	s.PushKeys([]byte("ls"))
 	old := s.Clone()
@@ -105,11 +105,11 @@ func TestUserStreamChannelRoundTrip(t *testing.T) {
 	if !r.Equal(s) || !s.Equal(r) {
 		t.Fatalf("Apply(Diff) not Equal: %+v vs %+v", r.EventsSince(0), s.EventsSince(0))
 	}
-	want := []vt.UserEvent{
+	want := []statesync.UserEvent{
 		{Keys: []byte("\r")}, {Channel: &chanMsgs[0]}, {Keys: []byte("x")}, {Channel: &chanMsgs[1]},
 		{Channel: &chanMsgs[2]}, {Resize: true, Cols: 100, Rows: 30}, {Channel: &chanMsgs[4]},
 	}
-	for _, st := range []*vt.UserStream{s, r} {
+	for _, st := range []*statesync.UserStream{s, r} {
 		got := st.EventsSince(old.Total())
 		if len(got) != len(want) {
 			t.Fatalf("EventsSince = %d events %+v, want %d", len(got), got, len(want))
@@ -130,7 +130,7 @@ func TestUserStreamChannelRoundTrip(t *testing.T) {
 // TestCompleteChannelRoundTrip: the channel log travels after the screen,
 // from any older base, and the clone a diff is applied to gets it all.
 func TestCompleteChannelRoundTrip(t *testing.T) {
-	c := vt.NewComplete(80, 24)
+	c := statesync.NewComplete(80, 24)
 	c.PushChannel(chanMsgs[0])
 	old := c.Clone()
 	c.Feed([]byte("hello"), nil)
@@ -161,11 +161,11 @@ func TestCompleteChannelRoundTrip(t *testing.T) {
 // append independently even into spare capacity.
 func TestChannelPushCopies(t *testing.T) {
 	data := []byte("abc")
-	c := vt.NewComplete(10, 2)
-	s := vt.NewUserStream()
+	c := statesync.NewComplete(10, 2)
+	s := statesync.NewUserStream()
 	for range 3 { // leave spare capacity behind the clone's length
-		c.PushChannel(vt.ChannelMsg{ID: 9, Kind: vt.ChannelData, Data: data})
-		s.PushChannel(vt.ChannelMsg{ID: 9, Kind: vt.ChannelData, Data: data})
+		c.PushChannel(statesync.ChannelMsg{ID: 9, Kind: statesync.ChannelData, Data: data})
+		s.PushChannel(statesync.ChannelMsg{ID: 9, Kind: statesync.ChannelData, Data: data})
 	}
 	data[0] = 'X'
 	if got := c.ChannelsSince(0)[0].Data; string(got) != "abc" {
@@ -175,10 +175,10 @@ func TestChannelPushCopies(t *testing.T) {
 		t.Errorf("UserStream kept the caller's slice: %q", got)
 	}
 	c2, s2 := c.Clone(), s.Clone()
-	c.PushChannel(vt.ChannelMsg{ID: 1})
-	c2.PushChannel(vt.ChannelMsg{ID: 2})
-	s.PushChannel(vt.ChannelMsg{ID: 1})
-	s2.PushChannel(vt.ChannelMsg{ID: 2})
+	c.PushChannel(statesync.ChannelMsg{ID: 1})
+	c2.PushChannel(statesync.ChannelMsg{ID: 2})
+	s.PushChannel(statesync.ChannelMsg{ID: 1})
+	s2.PushChannel(statesync.ChannelMsg{ID: 2})
 	if a, b := c.ChannelsSince(3), c2.ChannelsSince(3); a[0].ID != 1 || b[0].ID != 2 {
 		t.Errorf("Complete clones share an append: %+v %+v", a, b)
 	}
@@ -188,7 +188,7 @@ func TestChannelPushCopies(t *testing.T) {
 	// A channel message never waits as shown keys may.
 	sent := s.Clone()
 	s.PushShownKeys([]byte("k"))
-	s.PushChannel(vt.ChannelMsg{ID: 3})
+	s.PushChannel(statesync.ChannelMsg{ID: 3})
 	if s.Shown(sent) {
 		t.Error("a channel message after the sent state: Shown = true")
 	}
@@ -197,7 +197,7 @@ func TestChannelPushCopies(t *testing.T) {
 // channelState abstracts the two states for the tests that treat them
 // alike.
 type channelState interface {
-	PushChannel(vt.ChannelMsg)
+	PushChannel(statesync.ChannelMsg)
 	Apply([]byte) error
 	Footprint() int
 }
@@ -210,28 +210,28 @@ var stateKinds = []struct {
 	build func(n int) (st channelState, diff func(from channelState) []byte)
 }{
 	{"UserStream", func(n int) (channelState, func(channelState) []byte) {
-		s := vt.NewUserStream()
+		s := statesync.NewUserStream()
 		for i := range n {
-			s.PushChannel(vt.ChannelMsg{ID: uint32(i), Kind: vt.ChannelData, Data: []byte{byte(i)}})
+			s.PushChannel(statesync.ChannelMsg{ID: uint32(i), Kind: statesync.ChannelData, Data: []byte{byte(i)}})
 		}
-		return s, func(from channelState) []byte { return s.Diff(from.(*vt.UserStream)) }
+		return s, func(from channelState) []byte { return s.Diff(from.(*statesync.UserStream)) }
 	}},
 	{"Complete", func(n int) (channelState, func(channelState) []byte) {
-		c := vt.NewComplete(10, 2)
+		c := statesync.NewComplete(10, 2)
 		for i := range n {
-			c.PushChannel(vt.ChannelMsg{ID: uint32(i), Kind: vt.ChannelData, Data: []byte{byte(i)}})
+			c.PushChannel(statesync.ChannelMsg{ID: uint32(i), Kind: statesync.ChannelData, Data: []byte{byte(i)}})
 		}
-		return c, func(from channelState) []byte { return c.Diff(from.(*vt.Complete)) }
+		return c, func(from channelState) []byte { return c.Diff(from.(*statesync.Complete)) }
 	}},
 }
 
 // equalStates reports whether a and b, of one kind, are Equal.
 func equalStates(a, b channelState) bool {
 	switch a := a.(type) {
-	case *vt.UserStream:
-		return a.Equal(b.(*vt.UserStream))
-	case *vt.Complete:
-		return a.Equal(b.(*vt.Complete))
+	case *statesync.UserStream:
+		return a.Equal(b.(*statesync.UserStream))
+	case *statesync.Complete:
+		return a.Equal(b.(*statesync.Complete))
 	}
 	return false
 }
@@ -263,7 +263,7 @@ func TestChannelApplyOverlap(t *testing.T) {
 			// A receiver holding 0..1 given messages 4..5 has a gap.
 			fromMid, _ := kind.build(4)
 			gapped, _ := kind.build(2)
-			if err := gapped.Apply(diffFull(fromMid)); !errors.Is(err, vt.ErrMalformed) {
+			if err := gapped.Apply(diffFull(fromMid)); !errors.Is(err, statesync.ErrMalformed) {
 				t.Errorf("gap: Apply = %v, want ErrMalformed", err)
 			}
 		})
@@ -287,10 +287,10 @@ func TestChannelMalformed(t *testing.T) {
 		body := mustHex(stripSpaces(tc.body))
 		ext := append([]byte{0x52, byte(len(body))}, body...)
 		msg := append([]byte{0x0a, byte(len(ext))}, ext...)
-		if err := vt.NewUserStream().Apply(msg); !errors.Is(err, vt.ErrMalformed) {
+		if err := statesync.NewUserStream().Apply(msg); !errors.Is(err, statesync.ErrMalformed) {
 			t.Errorf("%s: UserStream.Apply(%x) = %v, want ErrMalformed", tc.name, msg, err)
 		}
-		if err := vt.NewComplete(10, 2).Apply(msg); !errors.Is(err, vt.ErrMalformed) {
+		if err := statesync.NewComplete(10, 2).Apply(msg); !errors.Is(err, statesync.ErrMalformed) {
 			t.Errorf("%s: Complete.Apply(%x) = %v, want ErrMalformed", tc.name, msg, err)
 		}
 	}
@@ -302,7 +302,7 @@ func stripSpaces(s string) string { return string(bytes.ReplaceAll([]byte(s), []
 // but keep absolute positions, diffs from an acknowledged state still
 // work, and the footprint shrinks.
 func TestCompleteChannelTrim(t *testing.T) {
-	c := vt.NewComplete(10, 2)
+	c := statesync.NewComplete(10, 2)
 	for _, m := range chanMsgs[:3] {
 		c.PushChannel(m)
 	}
@@ -344,9 +344,9 @@ func TestCompleteChannelTrim(t *testing.T) {
 // TestUserStreamChannelSubtract: Subtract drops channel events like the
 // others, keeping positions, and frees their data.
 func TestUserStreamChannelSubtract(t *testing.T) {
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushKeys([]byte("ab"))
-	s.PushChannel(vt.ChannelMsg{ID: 1, Kind: vt.ChannelData, Data: make([]byte, 1000)})
+	s.PushChannel(statesync.ChannelMsg{ID: 1, Kind: statesync.ChannelData, Data: make([]byte, 1000)})
 	acked := s.Clone()
 	s.PushChannel(chanMsgs[0])
 	s.PushKeys([]byte("c"))
@@ -370,18 +370,18 @@ func TestUserStreamChannelSubtract(t *testing.T) {
 func TestChannelEqual(t *testing.T) {
 	build := buildStream
 	m := chanMsgs[1]
-	other := func(f func(*vt.ChannelMsg)) vt.ChannelMsg { o := m; f(&o); return o }
+	other := func(f func(*statesync.ChannelMsg)) statesync.ChannelMsg { o := m; f(&o); return o }
 	users := []struct {
 		name string
-		a, b *vt.UserStream
+		a, b *statesync.UserStream
 		want bool
 	}{
 		{"same", build("a", m, "b"), build("a", m, "b"), true},
-		{"nil and empty data", build(vt.ChannelMsg{ID: 1}), build(vt.ChannelMsg{ID: 1, Data: []byte{}}), true},
-		{"other id", build(m), build(other(func(o *vt.ChannelMsg) { o.ID++ })), false},
-		{"other kind", build(m), build(other(func(o *vt.ChannelMsg) { o.Kind = vt.ChannelClose })), false},
-		{"other data", build(m), build(other(func(o *vt.ChannelMsg) { o.Data = []byte("x") })), false},
-		{"other credit", build(m), build(other(func(o *vt.ChannelMsg) { o.Credit = 1 })), false},
+		{"nil and empty data", build(statesync.ChannelMsg{ID: 1}), build(statesync.ChannelMsg{ID: 1, Data: []byte{}}), true},
+		{"other id", build(m), build(other(func(o *statesync.ChannelMsg) { o.ID++ })), false},
+		{"other kind", build(m), build(other(func(o *statesync.ChannelMsg) { o.Kind = statesync.ChannelClose })), false},
+		{"other data", build(m), build(other(func(o *statesync.ChannelMsg) { o.Data = []byte("x") })), false},
+		{"other credit", build(m), build(other(func(o *statesync.ChannelMsg) { o.Credit = 1 })), false},
 		{"message where a key is", build("a", m), build("a", "b"), false},
 		{"message where a resize is", build(m), build([2]int{80, 24}), false},
 		{"extra message", build("a"), build("a", m), false},
@@ -395,7 +395,7 @@ func TestChannelEqual(t *testing.T) {
 		}
 	}
 
-	sent := vt.NewComplete(80, 24)
+	sent := statesync.NewComplete(80, 24)
 	msg := sent.Clone()
 	msg.PushChannel(m)
 	ackMsg := msg.Clone()
@@ -404,7 +404,7 @@ func TestChannelEqual(t *testing.T) {
 	ack.SetEchoAck(7)
 	for _, tc := range []struct {
 		name              string
-		c                 *vt.Complete
+		c                 *statesync.Complete
 		equal, deferrable bool
 	}{
 		{"no change", sent.Clone(), true, false},
@@ -425,22 +425,22 @@ func TestChannelEqual(t *testing.T) {
 // channel data and message costs, in messages of at most
 // MaxChannelMessage; what it trims makes room again.
 func TestChannelBacklog(t *testing.T) {
-	big := make([]byte, vt.MaxChannelMessage-vt.ChannelMessageCost) // each counts MaxChannelMessage
-	over := make([]byte, vt.MaxChannelMessage+1)
-	fill := vt.MaxChannelBacklog / vt.MaxChannelMessage
+	big := make([]byte, statesync.MaxChannelMessage-statesync.ChannelMessageCost) // each counts MaxChannelMessage
+	over := make([]byte, statesync.MaxChannelMessage+1)
+	fill := statesync.MaxChannelBacklog / statesync.MaxChannelMessage
 	t.Run("Complete", func(t *testing.T) {
-		src := vt.NewComplete(10, 2)
+		src := statesync.NewComplete(10, 2)
 		for range fill {
-			src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: big})
+			src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: big})
 		}
-		r := vt.NewComplete(10, 2)
-		if err := r.Apply(src.Diff(vt.NewComplete(10, 2))); err != nil {
+		r := statesync.NewComplete(10, 2)
+		if err := r.Apply(src.Diff(statesync.NewComplete(10, 2))); err != nil {
 			t.Fatalf("a full backlog: %v", err)
 		}
 		base := src.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: []byte{1}})
+		src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: []byte{1}})
 		d := src.Diff(base)
-		if err := r.Clone().Apply(d); !errors.Is(err, vt.ErrChannelBacklog) {
+		if err := r.Clone().Apply(d); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("one byte beyond the backlog: %v, want ErrChannelBacklog", err)
 		}
 		r.TrimChannels(1)
@@ -449,25 +449,25 @@ func TestChannelBacklog(t *testing.T) {
 		}
 		r.Subtract(r.Clone())
 		src = r.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: over})
-		if err := r.Apply(src.Diff(r)); !errors.Is(err, vt.ErrChannelBacklog) {
+		src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: over})
+		if err := r.Apply(src.Diff(r)); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("oversized message: %v, want ErrChannelBacklog", err)
 		}
 	})
 	t.Run("UserStream", func(t *testing.T) {
-		src := vt.NewUserStream()
+		src := statesync.NewUserStream()
 		for range fill {
-			src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: big})
+			src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: big})
 			src.PushKeys([]byte("k")) // keys do not count
 		}
-		r := vt.NewUserStream()
-		if err := r.Apply(src.Diff(vt.NewUserStream())); err != nil {
+		r := statesync.NewUserStream()
+		if err := r.Apply(src.Diff(statesync.NewUserStream())); err != nil {
 			t.Fatalf("a full backlog: %v", err)
 		}
 		base := src.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: []byte{1}})
+		src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: []byte{1}})
 		d := src.Diff(base)
-		if err := r.Clone().Apply(d); !errors.Is(err, vt.ErrChannelBacklog) {
+		if err := r.Clone().Apply(d); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("one byte beyond the backlog: %v, want ErrChannelBacklog", err)
 		}
 		r.Subtract(firstEvents(t, base, 2)) // one message and its key
@@ -475,8 +475,8 @@ func TestChannelBacklog(t *testing.T) {
 			t.Errorf("after Subtract: %v", err)
 		}
 		src = r.Clone()
-		src.PushChannel(vt.ChannelMsg{Kind: vt.ChannelData, Data: over})
-		if err := r.Apply(src.Diff(r)); !errors.Is(err, vt.ErrChannelBacklog) {
+		src.PushChannel(statesync.ChannelMsg{Kind: statesync.ChannelData, Data: over})
+		if err := r.Apply(src.Diff(r)); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("oversized message: %v, want ErrChannelBacklog", err)
 		}
 	})
@@ -486,34 +486,36 @@ func TestChannelBacklog(t *testing.T) {
 // make a receiver hold millions of opens: MaxChannelBacklog /
 // ChannelMessageCost of them fill a state, and one more is refused.
 func TestChannelOpenFlood(t *testing.T) {
-	fill := vt.MaxChannelBacklog / vt.ChannelMessageCost
-	open := func(i int) vt.ChannelMsg { return vt.ChannelMsg{ID: uint32(2 * i), Kind: vt.ChannelOpen} }
+	fill := statesync.MaxChannelBacklog / statesync.ChannelMessageCost
+	open := func(i int) statesync.ChannelMsg {
+		return statesync.ChannelMsg{ID: uint32(2 * i), Kind: statesync.ChannelOpen}
+	}
 	t.Run("Complete", func(t *testing.T) {
-		src := vt.NewComplete(10, 2)
+		src := statesync.NewComplete(10, 2)
 		for i := range fill {
 			src.PushChannel(open(i))
 		}
-		if err := vt.NewComplete(10, 2).Apply(src.Diff(vt.NewComplete(10, 2))); err != nil {
+		if err := statesync.NewComplete(10, 2).Apply(src.Diff(statesync.NewComplete(10, 2))); err != nil {
 			t.Fatalf("%d opens: %v", fill, err)
 		}
 		src.PushChannel(open(fill))
-		if err := vt.NewComplete(10, 2).Apply(src.Diff(vt.NewComplete(10, 2))); !errors.Is(err, vt.ErrChannelBacklog) {
+		if err := statesync.NewComplete(10, 2).Apply(src.Diff(statesync.NewComplete(10, 2))); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("%d opens: %v, want ErrChannelBacklog", fill+1, err)
 		}
 	})
 	t.Run("UserStream", func(t *testing.T) {
-		src := vt.NewUserStream()
+		src := statesync.NewUserStream()
 		for i := range fill {
 			src.PushChannel(open(i))
 		}
-		if err := vt.NewUserStream().Apply(src.Diff(vt.NewUserStream())); err != nil {
+		if err := statesync.NewUserStream().Apply(src.Diff(statesync.NewUserStream())); err != nil {
 			t.Fatalf("%d opens: %v", fill, err)
 		}
 		if src.ChannelHeld() != fill {
 			t.Errorf("ChannelHeld = %d, want %d", src.ChannelHeld(), fill)
 		}
 		src.PushChannel(open(fill))
-		if err := vt.NewUserStream().Apply(src.Diff(vt.NewUserStream())); !errors.Is(err, vt.ErrChannelBacklog) {
+		if err := statesync.NewUserStream().Apply(src.Diff(statesync.NewUserStream())); !errors.Is(err, statesync.ErrChannelBacklog) {
 			t.Errorf("%d opens: %v, want ErrChannelBacklog", fill+1, err)
 		}
 		src.Subtract(firstEvents(t, src, 10))
@@ -525,9 +527,9 @@ func TestChannelOpenFlood(t *testing.T) {
 
 // firstEvents returns a stream holding the first n events of s (which
 // must hold them all).
-func firstEvents(t *testing.T, s *vt.UserStream, n int) *vt.UserStream {
+func firstEvents(t *testing.T, s *statesync.UserStream, n int) *statesync.UserStream {
 	t.Helper()
-	p := vt.NewUserStream()
+	p := statesync.NewUserStream()
 	for _, ev := range s.EventsSince(0) {
 		if p.Total() >= uint64(n) {
 			break
@@ -549,7 +551,7 @@ func firstEvents(t *testing.T, s *vt.UserStream, n int) *vt.UserStream {
 // holding it; and a state without channel messages sends exactly Mosh's
 // bytes.
 func TestChannelStockCompatible(t *testing.T) {
-	c := vt.NewComplete(80, 24)
+	c := statesync.NewComplete(80, 24)
 	old := c.Clone()
 	c.Feed([]byte("x"), nil)
 	c.SetEchoAck(1)
@@ -562,7 +564,7 @@ func TestChannelStockCompatible(t *testing.T) {
 		t.Errorf("channel instructions do not follow the screen's: %x, then %x", plain, d)
 	}
 	// Messages the base already has add nothing.
-	held := vt.NewComplete(80, 24)
+	held := statesync.NewComplete(80, 24)
 	held.PushChannel(chanMsgs[0])
 	base := held.Clone()
 	held.Feed([]byte("x"), nil)
@@ -590,10 +592,10 @@ func TestChannelStockCompatible(t *testing.T) {
 		}
 	}
 
-	s := vt.NewUserStream()
+	s := statesync.NewUserStream()
 	s.PushResize(80, 24)
 	s.PushKeys([]byte("ls\r"))
-	if got, want := s.Diff(vt.NewUserStream()), userMessage(t, [2]int{80, 24}, "ls\r"); !bytes.Equal(got, want) {
+	if got, want := s.Diff(statesync.NewUserStream()), userMessage(t, [2]int{80, 24}, "ls\r"); !bytes.Equal(got, want) {
 		t.Errorf("UserStream without channels: %x, want %x", got, want)
 	}
 	s.PushChannel(chanMsgs[0])
@@ -604,7 +606,7 @@ func TestChannelStockCompatible(t *testing.T) {
 	}
 	s.PushKeys([]byte("y"))
 	var um userpb.UserMessage
-	if err := proto.Unmarshal(s.Diff(vt.NewUserStream()), &um); err != nil {
+	if err := proto.Unmarshal(s.Diff(statesync.NewUserStream()), &um); err != nil {
 		t.Fatalf("UserMessage with channels: %v", err)
 	}
 	if n := len(um.GetInstruction()); n != 4 { // resize, "ls\r", channel, "zy"
@@ -620,16 +622,16 @@ func TestChannelStockCompatible(t *testing.T) {
 func TestChannelRandom(t *testing.T) {
 	for seed := range uint64(50) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			c, s := vt.NewComplete(10, 2), vt.NewUserStream()
+			c, s := statesync.NewComplete(10, 2), statesync.NewUserStream()
 			cPeer, sPeer := c.Clone(), s.Clone()
-			var want []vt.ChannelMsg
-			var gotC, gotS []vt.ChannelMsg
+			var want []statesync.ChannelMsg
+			var gotC, gotS []statesync.ChannelMsg
 			var posC, posS uint64
 			x := seed*2654435761 + 1
 			next := func(n uint64) uint64 { x = x*6364136223846793005 + 1442695040888963407; return (x >> 33) % n }
 			for range 60 {
 				for range next(4) {
-					m := vt.ChannelMsg{ID: uint32(next(3)), Kind: vt.ChannelKind(1 + next(4)), Credit: uint32(next(2) * 100)}
+					m := statesync.ChannelMsg{ID: uint32(next(3)), Kind: statesync.ChannelKind(1 + next(4)), Credit: uint32(next(2) * 100)}
 					m.Data = bytes.Repeat([]byte{byte(len(want))}, int(next(3)))
 					want = append(want, m)
 					c.PushChannel(m)

@@ -1,4 +1,4 @@
-package vt_test
+package statesync_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/gosh-term/gosh/internal/pb/hostpb"
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 	"github.com/gosh-term/gosh/internal/vt/vttest"
 )
@@ -27,7 +28,7 @@ func decodeHost(t *testing.T, b []byte) []*hostpb.Instruction {
 }
 
 func TestCompleteDiffGolden(t *testing.T) {
-	c := vt.NewComplete(80, 24)
+	c := statesync.NewComplete(80, 24)
 	n := c.Clone()
 	n.SetEchoAck(1)
 	if got := hex.EncodeToString(n.Diff(c)); got != "0a043a024001" { // spec section 6.3
@@ -39,7 +40,7 @@ func TestCompleteDiffGolden(t *testing.T) {
 }
 
 func TestCompleteDiffOrder(t *testing.T) {
-	old := vt.NewComplete(80, 24)
+	old := statesync.NewComplete(80, 24)
 	c := old.Clone()
 	c.SetEchoAck(7)
 	c.Resize(100, 30)
@@ -79,12 +80,12 @@ type hostpbExt struct{ t protoreflect.ExtensionType }
 func TestCompleteRoundTrip(t *testing.T) {
 	for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle | vt.CapLongOSC | vt.CapAltScreen} {
 		rng := rand.New(rand.NewPCG(3, uint64(caps)))
-		server := vt.NewComplete(30, 10)
+		server := statesync.NewComplete(30, 10)
 		server.SetWireCaps(caps)
 		prev := server.Clone()   // the server's copy of the last sent state
 		client := server.Clone() // the client's own state, built from diffs only
 		for i := range 400 {
-			server.Feed(vt.RandomOutputForTest(rng, 30, 10, rng.IntN(40)), nil)
+			server.Feed(vttest.RandomOutput(rng, 30, 10, rng.IntN(40)), nil)
 			if rng.IntN(20) == 0 {
 				server.Resize(1+rng.IntN(40), 1+rng.IntN(15))
 			}
@@ -131,7 +132,7 @@ func FuzzHostMessage(f *testing.F) {
 	f.Add(mustHex("0a0d5a0b080010051a033132332050")) // index 0, line 5, "123", width 80
 	f.Add(mustHex("0a0a5a0808011000200a2801"))       // a gap, wrapped
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		c := vt.NewComplete(20, 5)
+		c := statesync.NewComplete(20, 5)
 		err := c.Apply(msg)
 		var m hostpb.HostMessage
 		if err == nil && proto.Unmarshal(msg, &m) != nil {
@@ -149,7 +150,10 @@ func FuzzHostMessage(f *testing.F) {
 // applies the diff and must show what the server shows; the client's
 // terminal painter (xterm profile) must reproduce its screen too.
 func TestCompleteCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/corpus/*.out")
+	files, _ := filepath.Glob("../vt/testdata/corpus/*.out") // the emulator's recordings
+	if len(files) == 0 {
+		t.Fatal("no recordings in ../vt/testdata/corpus")
+	}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -157,7 +161,7 @@ func TestCompleteCorpus(t *testing.T) {
 		}
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			for _, caps := range []vt.Caps{0, vt.CapStyles | vt.CapHyperlinks | vt.CapCursorStyle} {
-				server := vt.NewComplete(80, 24)
+				server := statesync.NewComplete(80, 24)
 				server.SetWireCaps(caps)
 				prev, client := server.Clone(), server.Clone()
 				paint := vt.NewDisplay(vt.XtermDisplayCaps())
@@ -191,7 +195,7 @@ func TestCompleteCorpus(t *testing.T) {
 // next frame; a change of the screen, with or without one, may not; and no
 // change is not a deferrable one.
 func TestCompleteDeferrable(t *testing.T) {
-	sent := vt.NewComplete(80, 24)
+	sent := statesync.NewComplete(80, 24)
 	sent.Feed([]byte("abc"), nil)
 	ack := sent.Clone()
 	ack.SetEchoAck(7)
@@ -201,7 +205,7 @@ func TestCompleteDeferrable(t *testing.T) {
 	both.Feed([]byte("d"), nil)
 	for _, tc := range []struct {
 		name string
-		c    *vt.Complete
+		c    *statesync.Complete
 		want bool
 	}{
 		{"no change", sent.Clone(), false},
@@ -220,7 +224,7 @@ func TestCompleteDeferrable(t *testing.T) {
 // screen; without it (a stock peer) they are equal and nothing is sent.
 func TestCompleteAltScreen(t *testing.T) {
 	for _, caps := range []vt.Caps{0, vt.CapAltScreen} {
-		server := vt.NewComplete(20, 5)
+		server := statesync.NewComplete(20, 5)
 		server.SetWireCaps(caps)
 		prev := server.Clone()
 		server.Feed([]byte("\x1b[?1049h"), nil) // blank, like the primary screen
@@ -247,7 +251,7 @@ func TestCompleteAltScreen(t *testing.T) {
 // TestCompleteScrollBehind: whether the server is behind goes in a diff
 // when it changes, takes part in equality, and reaches the client.
 func TestCompleteScrollBehind(t *testing.T) {
-	server := vt.NewComplete(20, 5)
+	server := statesync.NewComplete(20, 5)
 	prev := server.Clone()
 	server.SetScrollBehind(true)
 	if server.Equal(prev) {
@@ -264,5 +268,25 @@ func TestCompleteScrollBehind(t *testing.T) {
 	server.SetScrollBehind(false)
 	if err := client.Apply(server.Diff(prev)); err != nil || client.ScrollBehind() {
 		t.Fatalf("the client is still behind (%v)", err)
+	}
+}
+
+// TestCompleteHistory: a server's state records the lines that scroll off
+// its screen in the history EnableHistory made; its clones neither carry
+// nor record it.
+func TestCompleteHistory(t *testing.T) {
+	c := statesync.NewComplete(10, 2)
+	if c.History() != nil {
+		t.Fatal("a new state has a history")
+	}
+	c.EnableHistory(10)
+	c.Feed([]byte("red\r\n\r\n"), nil)
+	if h := c.History(); h == nil || h.Total() != 1 || h.Texts()[0] != "red" {
+		t.Fatalf("history %v, want the line red", c.History())
+	}
+	cl := c.Clone()
+	cl.Feed([]byte("\r\n\r\n\r\n"), nil)
+	if c.History().Total() != 1 || cl.History() != nil {
+		t.Fatal("a clone recorded into the history")
 	}
 }

@@ -1,14 +1,14 @@
-package vt
+package vttest
 
 import (
 	"fmt"
 	"math/rand/v2"
 )
 
-// randomOutput returns n random pieces of host output: text (ASCII, wide,
-// combining, line drawing) and the control functions the emulator knows,
-// with parameters often out of range.
-func randomOutput(rng *rand.Rand, w, h, n int) []byte {
+// RandomOutput returns n random pieces of host output for a w×h screen:
+// text (ASCII, wide, combining, line drawing) and the control functions
+// the emulator knows, with parameters often out of range.
+func RandomOutput(rng *rand.Rand, w, h, n int) []byte {
 	var b []byte
 	for range n {
 		b = appendRandomOp(b, rng, w, h)
@@ -42,6 +42,7 @@ var (
 	}
 )
 
+// appendRandomOp appends one random piece of output to b.
 func appendRandomOp(b []byte, rng *rand.Rand, w, h int) []byte {
 	num := func() int {
 		if rng.IntN(8) == 0 {

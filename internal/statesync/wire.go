@@ -1,4 +1,4 @@
-package vt
+package statesync
 
 import (
 	"errors"
@@ -73,7 +73,7 @@ const (
 
 // ErrMalformed is returned by Apply for a diff that is not a well-formed
 // UserMessage or HostMessage.
-var ErrMalformed = errors.New("vt: malformed message")
+var ErrMalformed = errors.New("statesync: malformed message")
 
 // appendInstruction appends one Instruction (field 1) holding extension ext
 // with the already encoded inner message body.

@@ -1,4 +1,6 @@
-package vt
+package statesync
+
+import "bytes"
 
 // UserEvent is one entry of the user input stream: typed bytes, a window
 // resize or a channel message.
@@ -41,6 +43,7 @@ type UserStream struct {
 	base   uint64 // absolute position of the first held event
 	total  uint64 // events ever appended
 	urgent uint64 // events before this position may not wait (see Shown)
+	intr   uint64 // the position after the last interrupt key (see Urgent)
 	segs   []userSeg
 	chans  int // Data bytes of the channel messages in segs
 	nchans int // channel messages in segs
@@ -81,7 +84,20 @@ func (s *UserStream) PushShownKeys(b []byte) {
 		s.segs = append(s.segs, userSeg{keys: append([]byte(nil), b...)})
 	}
 	s.total += uint64(len(b))
+	if i := bytes.LastIndexAny(b, interruptKeys); i >= 0 {
+		s.intr = s.total - uint64(len(b)-i-1)
+	}
 }
+
+// interruptKeys are the keys a terminal's line discipline turns into
+// signals by default: Ctrl-C (SIGINT), Ctrl-\ (SIGQUIT), Ctrl-Z (SIGTSTP).
+const interruptKeys = "\x03\x1c\x1a"
+
+// Urgent reports whether s extends sent (a prefix of it) by an interrupt
+// key (Ctrl-C, Ctrl-\, Ctrl-Z): typed to stop a program, often one that
+// floods the screen and the path, it is not worth a retransmission's
+// wait (ssp.Urgent).
+func (s *UserStream) Urgent(sent *UserStream) bool { return s.intr > sent.total }
 
 // PushResize appends a resize to cols×rows.
 func (s *UserStream) PushResize(cols, rows int) {
@@ -166,7 +182,7 @@ func (s *UserStream) walk(from uint64, fn func(pos uint64, seg userSeg)) {
 // Clone returns a copy of s. Key bytes are shared; both copies only ever
 // append beyond their own length.
 func (s *UserStream) Clone() *UserStream {
-	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, chans: s.chans, nchans: s.nchans, segs: make([]userSeg, len(s.segs))}
+	c := &UserStream{base: s.base, total: s.total, urgent: s.urgent, intr: s.intr, chans: s.chans, nchans: s.nchans, segs: make([]userSeg, len(s.segs))}
 	for i, seg := range s.segs {
 		seg.keys = seg.keys[:len(seg.keys):len(seg.keys)]
 		c.segs[i] = seg
