@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -71,44 +72,38 @@ func withCerts(algos []string) []string {
 	return out
 }
 
-// The algorithm keywords. x/crypto's lists are read once; the client's
-// kex list also takes the pre-RFC name of curve25519-sha256, which
-// x/crypto implements and adds on its own.
-var (
-	supportedAlgos = ssh.SupportedAlgorithms()
-	insecureAlgos  = ssh.InsecureAlgorithms()
-
-	ciphersList = &algorithmList{name: "Ciphers", what: "cipher",
-		known:    slices.Concat(supportedAlgos.Ciphers, insecureAlgos.Ciphers),
-		defaults: supportedAlgos.Ciphers}
-	kexList = &algorithmList{name: "KexAlgorithms", what: "key exchange",
-		known:    slices.Concat(supportedAlgos.KeyExchanges, []string{"curve25519-sha256@libssh.org"}, insecureAlgos.KeyExchanges),
-		defaults: supportedAlgos.KeyExchanges}
-	macsList = &algorithmList{name: "MACs", what: "MAC",
-		known:    slices.Concat(supportedAlgos.MACs, insecureAlgos.MACs),
-		defaults: supportedAlgos.MACs}
-	hostKeyList = &algorithmList{name: "HostKeyAlgorithms", what: "host key algorithm",
-		known:    slices.Concat(supportedAlgos.HostKeys, insecureAlgos.HostKeys),
-		defaults: supportedAlgos.HostKeys}
-	pubkeyList = &algorithmList{name: "PubkeyAcceptedAlgorithms", what: "public key algorithm",
+// algorithmKeywords returns the algorithm lists by lower-case keyword,
+// with OpenSSH's older names for the same settings. x/crypto's lists are
+// read on first use, not in every gosh process's start-up (only a
+// connection over ssh needs them); the client's kex list also takes the
+// pre-RFC name of curve25519-sha256, which x/crypto implements and adds
+// on its own.
+var algorithmKeywords = sync.OnceValue(func() map[string]*algorithmList {
+	supportedAlgos := ssh.SupportedAlgorithms()
+	insecureAlgos := ssh.InsecureAlgorithms()
+	pubkeyList := &algorithmList{name: "PubkeyAcceptedAlgorithms", what: "public key algorithm",
 		known:    withCerts(slices.Concat(supportedAlgos.PublicKeyAuths, insecureAlgos.PublicKeyAuths)),
 		defaults: withCerts(supportedAlgos.PublicKeyAuths)}
-	caSigList = &algorithmList{name: "CASignatureAlgorithms", what: "CA signature algorithm",
-		known:    slices.Concat(supportedAlgos.PublicKeyAuths, insecureAlgos.PublicKeyAuths),
-		defaults: supportedAlgos.PublicKeyAuths}
-)
-
-// algorithmKeywords are the algorithm lists by lower-case keyword, with
-// OpenSSH's older names for the same settings.
-var algorithmKeywords = map[string]*algorithmList{
-	"ciphers":                  ciphersList,
-	"kexalgorithms":            kexList,
-	"macs":                     macsList,
-	"hostkeyalgorithms":        hostKeyList,
-	"pubkeyacceptedalgorithms": pubkeyList,
-	"pubkeyacceptedkeytypes":   pubkeyList,
-	"casignaturealgorithms":    caSigList,
-}
+	return map[string]*algorithmList{
+		"ciphers": {name: "Ciphers", what: "cipher",
+			known:    slices.Concat(supportedAlgos.Ciphers, insecureAlgos.Ciphers),
+			defaults: supportedAlgos.Ciphers},
+		"kexalgorithms": {name: "KexAlgorithms", what: "key exchange",
+			known:    slices.Concat(supportedAlgos.KeyExchanges, []string{"curve25519-sha256@libssh.org"}, insecureAlgos.KeyExchanges),
+			defaults: supportedAlgos.KeyExchanges},
+		"macs": {name: "MACs", what: "MAC",
+			known:    slices.Concat(supportedAlgos.MACs, insecureAlgos.MACs),
+			defaults: supportedAlgos.MACs},
+		"hostkeyalgorithms": {name: "HostKeyAlgorithms", what: "host key algorithm",
+			known:    slices.Concat(supportedAlgos.HostKeys, insecureAlgos.HostKeys),
+			defaults: supportedAlgos.HostKeys},
+		"pubkeyacceptedalgorithms": pubkeyList,
+		"pubkeyacceptedkeytypes":   pubkeyList,
+		"casignaturealgorithms": {name: "CASignatureAlgorithms", what: "CA signature algorithm",
+			known:    slices.Concat(supportedAlgos.PublicKeyAuths, insecureAlgos.PublicKeyAuths),
+			defaults: supportedAlgos.PublicKeyAuths},
+	}
+})
 
 // AlgorithmKeyword describes an algorithm keyword given in lower case
 // ("ciphers", "kexalgorithms", "macs", "hostkeyalgorithms",
@@ -117,11 +112,11 @@ var algorithmKeywords = map[string]*algorithmList{
 // client implements, in its order of preference. ok is false for other
 // keywords.
 func AlgorithmKeyword(keyword string) (name string, known []string, ok bool) {
-	l, ok := algorithmKeywords[keyword]
+	l, ok := algorithmKeywords()[keyword]
 	if !ok {
 		return "", nil, false
 	}
-	return keywords[keyword].name, slices.Clone(l.known), true
+	return keywords()[keyword].name, slices.Clone(l.known), true
 }
 
 // algorithmSpec is a parsed algorithm list value.
@@ -252,6 +247,7 @@ func KeyAlgorithms(keyType string, allowed []string) []string {
 // configuration allows would be a silent downgrade.
 func (r *Resolver) applyAlgorithms(p *Host, o *hostOptions) error {
 	a := &p.Algorithms
+	lists := algorithmKeywords()
 	list := func(keyword string, l *algorithmList) ([]string, byte, error) {
 		v := o.get(keyword)
 		if v == "" {
@@ -271,17 +267,17 @@ func (r *Resolver) applyAlgorithms(p *Host, o *hostOptions) error {
 		return algos, spec.op, nil
 	}
 	var err error
-	if a.Ciphers, _, err = list("ciphers", ciphersList); err != nil {
+	if a.Ciphers, _, err = list("ciphers", lists["ciphers"]); err != nil {
 		return err
 	}
-	if a.Kex, _, err = list("kexalgorithms", kexList); err != nil {
+	if a.Kex, _, err = list("kexalgorithms", lists["kexalgorithms"]); err != nil {
 		return err
 	}
-	if a.MACs, _, err = list("macs", macsList); err != nil {
+	if a.MACs, _, err = list("macs", lists["macs"]); err != nil {
 		return err
 	}
 	var op byte
-	if a.HostKeys, op, err = list("hostkeyalgorithms", hostKeyList); err != nil {
+	if a.HostKeys, op, err = list("hostkeyalgorithms", lists["hostkeyalgorithms"]); err != nil {
 		return err
 	}
 	a.HostKeysKnownFirst = a.HostKeys == nil || op == '+' || op == '-'
@@ -289,14 +285,14 @@ func (r *Resolver) applyAlgorithms(p *Host, o *hostOptions) error {
 	if o.before("pubkeyacceptedkeytypes", pubkey) {
 		pubkey = "pubkeyacceptedkeytypes" // the older name, obtained first
 	}
-	if a.Pubkey, _, err = list(pubkey, pubkeyList); err != nil {
+	if a.Pubkey, _, err = list(pubkey, lists[pubkey]); err != nil {
 		return err
 	}
-	if a.CASignature, _, err = list("casignaturealgorithms", caSigList); err != nil {
+	if a.CASignature, _, err = list("casignaturealgorithms", lists["casignaturealgorithms"]); err != nil {
 		return err
 	}
 	if a.CASignature == nil {
-		a.CASignature = caSigList.defaults
+		a.CASignature = lists["casignaturealgorithms"].defaults
 	}
 	return r.applyLimits(p, o)
 }

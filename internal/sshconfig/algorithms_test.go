@@ -68,38 +68,38 @@ func TestResolveAlgorithms(t *testing.T) {
 		skipped []string
 		err     string
 	}{
-		{list: ciphersList, value: "aes128-ctr", want: []string{"aes128-ctr"}},
-		{list: ciphersList, value: "aes256-ctr,aes128-gcm@openssh.com", want: []string{"aes256-ctr", "aes128-gcm@openssh.com"}},
-		{list: ciphersList, value: "+aes128-cbc", want: append(slices.Clone(sup.Ciphers), "aes128-cbc")},
-		{list: ciphersList, value: "+aes128-ctr", want: sup.Ciphers}, // already there: no duplicate
-		{list: ciphersList, value: "-*-gcm@openssh.com", want: without(sup.Ciphers, "aes128-gcm@openssh.com", "aes256-gcm@openssh.com")},
-		{list: ciphersList, value: "-aes128-ctr,aes256-ctr", want: without(sup.Ciphers, "aes128-ctr", "aes256-ctr")},
-		{list: ciphersList, value: "^chacha20-poly1305@openssh.com",
+		{list: algorithmKeywords()["ciphers"], value: "aes128-ctr", want: []string{"aes128-ctr"}},
+		{list: algorithmKeywords()["ciphers"], value: "aes256-ctr,aes128-gcm@openssh.com", want: []string{"aes256-ctr", "aes128-gcm@openssh.com"}},
+		{list: algorithmKeywords()["ciphers"], value: "+aes128-cbc", want: append(slices.Clone(sup.Ciphers), "aes128-cbc")},
+		{list: algorithmKeywords()["ciphers"], value: "+aes128-ctr", want: sup.Ciphers}, // already there: no duplicate
+		{list: algorithmKeywords()["ciphers"], value: "-*-gcm@openssh.com", want: without(sup.Ciphers, "aes128-gcm@openssh.com", "aes256-gcm@openssh.com")},
+		{list: algorithmKeywords()["ciphers"], value: "-aes128-ctr,aes256-ctr", want: without(sup.Ciphers, "aes128-ctr", "aes256-ctr")},
+		{list: algorithmKeywords()["ciphers"], value: "^chacha20-poly1305@openssh.com",
 			want: append([]string{"chacha20-poly1305@openssh.com"}, without(sup.Ciphers, "chacha20-poly1305@openssh.com")...)},
-		{list: ciphersList, value: "aes*-ctr", want: []string{"aes128-ctr", "aes192-ctr", "aes256-ctr"}},
-		{list: ciphersList, value: "aes256-cbc,aes128-ctr", want: []string{"aes128-ctr"}, skipped: []string{"aes256-cbc"}},
-		{list: ciphersList, value: "aes256-cbc", skipped: []string{"aes256-cbc"}, err: "Ciphers aes256-cbc leaves no cipher"},
-		{list: ciphersList, value: "AES128-CTR", skipped: []string{"AES128-CTR"}, err: "leaves no cipher"}, // names are case-sensitive
-		{list: ciphersList, value: "-*", err: "Ciphers -* leaves no cipher"},
-		{list: kexList, value: "sntrup761x25519-sha512@openssh.com,curve25519-sha256",
+		{list: algorithmKeywords()["ciphers"], value: "aes*-ctr", want: []string{"aes128-ctr", "aes192-ctr", "aes256-ctr"}},
+		{list: algorithmKeywords()["ciphers"], value: "aes256-cbc,aes128-ctr", want: []string{"aes128-ctr"}, skipped: []string{"aes256-cbc"}},
+		{list: algorithmKeywords()["ciphers"], value: "aes256-cbc", skipped: []string{"aes256-cbc"}, err: "Ciphers aes256-cbc leaves no cipher"},
+		{list: algorithmKeywords()["ciphers"], value: "AES128-CTR", skipped: []string{"AES128-CTR"}, err: "leaves no cipher"}, // names are case-sensitive
+		{list: algorithmKeywords()["ciphers"], value: "-*", err: "Ciphers -* leaves no cipher"},
+		{list: algorithmKeywords()["kexalgorithms"], value: "sntrup761x25519-sha512@openssh.com,curve25519-sha256",
 			want: []string{"curve25519-sha256"}, skipped: []string{"sntrup761x25519-sha512@openssh.com"}},
-		{list: kexList, value: "mlkem768x25519-sha256", want: []string{"mlkem768x25519-sha256"}},
-		{list: kexList, value: "curve25519-sha256@libssh.org", want: []string{"curve25519-sha256@libssh.org"}},
-		{list: kexList, value: "+diffie-hellman-group14-sha1", want: append(slices.Clone(sup.KeyExchanges), "diffie-hellman-group14-sha1")},
-		{list: macsList, value: "umac-128-etm@openssh.com,hmac-sha2-256-etm@openssh.com",
+		{list: algorithmKeywords()["kexalgorithms"], value: "mlkem768x25519-sha256", want: []string{"mlkem768x25519-sha256"}},
+		{list: algorithmKeywords()["kexalgorithms"], value: "curve25519-sha256@libssh.org", want: []string{"curve25519-sha256@libssh.org"}},
+		{list: algorithmKeywords()["kexalgorithms"], value: "+diffie-hellman-group14-sha1", want: append(slices.Clone(sup.KeyExchanges), "diffie-hellman-group14-sha1")},
+		{list: algorithmKeywords()["macs"], value: "umac-128-etm@openssh.com,hmac-sha2-256-etm@openssh.com",
 			want: []string{"hmac-sha2-256-etm@openssh.com"}, skipped: []string{"umac-128-etm@openssh.com"}},
-		{list: macsList, value: "hmac-md5", skipped: []string{"hmac-md5"}, err: "leaves no MAC"},
-		{list: hostKeyList, value: "+ssh-rsa", want: append(slices.Clone(sup.HostKeys), "ssh-rsa")},
-		{list: hostKeyList, value: "ssh-ed25519-cert-v01@openssh.com,ssh-ed25519",
+		{list: algorithmKeywords()["macs"], value: "hmac-md5", skipped: []string{"hmac-md5"}, err: "leaves no MAC"},
+		{list: algorithmKeywords()["hostkeyalgorithms"], value: "+ssh-rsa", want: append(slices.Clone(sup.HostKeys), "ssh-rsa")},
+		{list: algorithmKeywords()["hostkeyalgorithms"], value: "ssh-ed25519-cert-v01@openssh.com,ssh-ed25519",
 			want: []string{"ssh-ed25519-cert-v01@openssh.com", "ssh-ed25519"}},
-		{list: hostKeyList, value: "sk-ssh-ed25519@openssh.com", skipped: []string{"sk-ssh-ed25519@openssh.com"}, err: "leaves no host key algorithm"},
-		{list: pubkeyList, value: "rsa-sha2-256-cert-v01@openssh.com,ssh-ed25519",
+		{list: algorithmKeywords()["hostkeyalgorithms"], value: "sk-ssh-ed25519@openssh.com", skipped: []string{"sk-ssh-ed25519@openssh.com"}, err: "leaves no host key algorithm"},
+		{list: algorithmKeywords()["pubkeyacceptedalgorithms"], value: "rsa-sha2-256-cert-v01@openssh.com,ssh-ed25519",
 			want: []string{"rsa-sha2-256-cert-v01@openssh.com", "ssh-ed25519"}},
-		{list: pubkeyList, value: "-ssh-rsa*", want: pubkeyList.defaults}, // ssh-rsa is not in the default set
-		{list: pubkeyList, value: "+ssh-rsa", want: append(slices.Clone(pubkeyList.defaults), "ssh-rsa")},
-		{list: caSigList, value: "ssh-ed25519-cert-v01@openssh.com", skipped: []string{"ssh-ed25519-cert-v01@openssh.com"},
+		{list: algorithmKeywords()["pubkeyacceptedalgorithms"], value: "-ssh-rsa*", want: algorithmKeywords()["pubkeyacceptedalgorithms"].defaults}, // ssh-rsa is not in the default set
+		{list: algorithmKeywords()["pubkeyacceptedalgorithms"], value: "+ssh-rsa", want: append(slices.Clone(algorithmKeywords()["pubkeyacceptedalgorithms"].defaults), "ssh-rsa")},
+		{list: algorithmKeywords()["casignaturealgorithms"], value: "ssh-ed25519-cert-v01@openssh.com", skipped: []string{"ssh-ed25519-cert-v01@openssh.com"},
 			err: "leaves no CA signature algorithm"},
-		{list: caSigList, value: "-rsa-sha2-*", want: without(sup.PublicKeyAuths, "rsa-sha2-256", "rsa-sha2-512")},
+		{list: algorithmKeywords()["casignaturealgorithms"], value: "-rsa-sha2-*", want: without(sup.PublicKeyAuths, "rsa-sha2-256", "rsa-sha2-512")},
 	}
 	for _, tc := range tests {
 		spec, err := parseAlgorithmSpec(tc.value)
@@ -123,16 +123,16 @@ func TestResolveAlgorithms(t *testing.T) {
 // TestAlgorithmSets: every name the lists take is one x/crypto
 // implements: a handshake configured with it does not drop it.
 func TestAlgorithmSets(t *testing.T) {
-	for _, l := range []*algorithmList{ciphersList, kexList, macsList} {
+	for _, l := range []*algorithmList{algorithmKeywords()["ciphers"], algorithmKeywords()["kexalgorithms"], algorithmKeywords()["macs"]} {
 		c := ssh.Config{Ciphers: l.known, KeyExchanges: l.known, MACs: l.known}
 		c.SetDefaults()
 		var kept []string
 		switch l {
-		case ciphersList:
+		case algorithmKeywords()["ciphers"]:
 			kept = c.Ciphers
-		case kexList:
+		case algorithmKeywords()["kexalgorithms"]:
 			kept = c.KeyExchanges
-		case macsList:
+		case algorithmKeywords()["macs"]:
 			kept = c.MACs
 		}
 		for _, a := range l.known {
@@ -146,8 +146,8 @@ func TestAlgorithmSets(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range pubkeyList.known {
-		if a != PlainAlgorithm(a) && !slices.Contains(caSigList.known, PlainAlgorithm(a)) {
+	for _, a := range algorithmKeywords()["pubkeyacceptedalgorithms"].known {
+		if a != PlainAlgorithm(a) && !slices.Contains(algorithmKeywords()["casignaturealgorithms"].known, PlainAlgorithm(a)) {
 			t.Errorf("certificate algorithm %s: its plain form %s is not a signature algorithm", a, PlainAlgorithm(a))
 		}
 	}
@@ -222,7 +222,7 @@ func TestResolveAlgorithmSettings(t *testing.T) {
 	}{
 		{config: "", check: func(a Algorithms) bool {
 			return a.Ciphers == nil && a.Kex == nil && a.MACs == nil && a.HostKeys == nil && a.HostKeysKnownFirst && a.Pubkey == nil &&
-				slices.Equal(a.CASignature, caSigList.defaults) && a.RequiredRSASize == 1024 && a.AliveInterval == 0 && a.AliveCountMax == 3 &&
+				slices.Equal(a.CASignature, algorithmKeywords()["casignaturealgorithms"].defaults) && a.RequiredRSASize == 1024 && a.AliveInterval == 0 && a.AliveCountMax == 3 &&
 				a.RevokedHostKeys == nil
 		}},
 		{config: "HostKeyAlgorithms ssh-ed25519\n", check: func(a Algorithms) bool {
@@ -308,7 +308,7 @@ func TestParseConfigTime(t *testing.T) {
 }
 
 func TestKeyTypeAllowed(t *testing.T) {
-	all := pubkeyList.known
+	all := algorithmKeywords()["pubkeyacceptedalgorithms"].known
 	tests := []struct {
 		keyType string
 		allowed []string
@@ -335,7 +335,7 @@ func FuzzAlgorithmList(f *testing.F) {
 		"rsa-sha2-256-cert-v01@openssh.com", "umac-128@openssh.com,hmac-sha2-256"} {
 		f.Add(s)
 	}
-	lists := []*algorithmList{ciphersList, kexList, macsList, hostKeyList, pubkeyList, caSigList}
+	lists := []*algorithmList{algorithmKeywords()["ciphers"], algorithmKeywords()["kexalgorithms"], algorithmKeywords()["macs"], algorithmKeywords()["hostkeyalgorithms"], algorithmKeywords()["pubkeyacceptedalgorithms"], algorithmKeywords()["casignaturealgorithms"]}
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := parseAlgorithmSpec(s)
 		if err != nil {

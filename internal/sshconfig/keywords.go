@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // keywordUse is what the built-in client does with an ssh_config keyword.
@@ -35,8 +36,9 @@ type keyword struct {
 }
 
 // keywords are OpenSSH's ssh_config keywords (9.x, with the older names
-// it still accepts), by lower-case name.
-var keywords = func() map[string]keyword {
+// it still accepts), by lower-case name, built on first use (not in
+// every gosh process's start-up).
+var keywords = sync.OnceValue(func() map[string]keyword {
 	m := map[string]keyword{}
 	add := func(use keywordUse, names ...string) {
 		for _, n := range names {
@@ -82,7 +84,7 @@ var keywords = func() map[string]keyword {
 		"NoHostAuthenticationForLocalhost=no", "RefuseConnection=no", "RekeyLimit",
 		"UpdateHostKeys=no", "VerifyHostKeyDNS=no", "WarnWeakCrypto")
 	return m
-}()
+})
 
 // fileOnly are the keywords that may not come from the command
 // line (ssh -o refuses them too).
@@ -106,7 +108,7 @@ func ParseOption(s string) (Option, error) {
 	if kw == "" {
 		return Option{}, fmt.Errorf("ssh option %q: want Keyword=value", s)
 	}
-	k, known := keywords[kw]
+	k, known := keywords()[kw]
 	if !known {
 		return Option{}, fmt.Errorf("ssh option %q: unknown ssh_config keyword", s)
 	}
@@ -126,7 +128,7 @@ func ParseOption(s string) (Option, error) {
 	if err := checkOptionValue(kw, args); err != nil {
 		return Option{}, fmt.Errorf("ssh option %q: %w", s, err)
 	}
-	if l, ok := algorithmKeywords[kw]; ok {
+	if l, ok := algorithmKeywords()[kw]; ok {
 		// It applies to the destination whatever the files say, so a
 		// list that leaves nothing is a usage error now.
 		spec, _ := parseAlgorithmSpec(args[0]) // checked above
@@ -187,7 +189,7 @@ func unhonoured(o *hostOptions) (security, other []string) {
 	var found []kv
 	ignore := o.args("ignoreunknown")
 	for kw, order := range o.order {
-		k, known := keywords[kw]
+		k, known := keywords()[kw]
 		switch {
 		case known && k.use == honoured:
 			continue

@@ -152,7 +152,7 @@ func TestKeywordTable(t *testing.T) {
 		if rest, ok := strings.CutPrefix(sc.Text(), ".It Cm "); ok {
 			name := strings.Fields(rest)[0]
 			n++
-			if _, ok := keywords[strings.ToLower(name)]; !ok {
+			if _, ok := keywords()[strings.ToLower(name)]; !ok {
 				t.Errorf("ssh_config keyword %s is not in the table", name)
 			}
 		}
@@ -168,7 +168,7 @@ func TestKeywordTable(t *testing.T) {
 		}
 		src.Write(b)
 	}
-	for kw, k := range keywords {
+	for kw, k := range keywords() {
 		if k.use == honoured && !strings.Contains(src.String(), `"`+kw+`"`) {
 			t.Errorf("%s is marked honoured but the resolver never reads %q", k.name, kw)
 		}
@@ -187,7 +187,7 @@ func FuzzParseSSHOption(f *testing.F) {
 			}
 			return
 		}
-		if _, ok := keywords[o.keyword]; !ok || fileOnly[o.keyword] || len(o.args) == 0 {
+		if _, ok := keywords()[o.keyword]; !ok || fileOnly[o.keyword] || len(o.args) == 0 {
 			t.Fatalf("ParseOption(%q) = %+v", s, o)
 		}
 		// What it accepts, the resolver takes.

@@ -396,7 +396,7 @@ func checkOptionValue(keyword string, args []string) error {
 		}
 	case "requiredrsasize", "serveralivecountmax":
 		if _, err := strconv.ParseUint(args[0], 10, 31); err != nil {
-			return fmt.Errorf("bad %s %q", keywords[keyword].name, args[0])
+			return fmt.Errorf("bad %s %q", keywords()[keyword].name, args[0])
 		}
 	case "serveraliveinterval":
 		if _, err := parseConfigTime(args[0]); err != nil {
@@ -409,12 +409,12 @@ func checkOptionValue(keyword string, args []string) error {
 			}
 		}
 	}
-	if l, ok := algorithmKeywords[keyword]; ok {
+	if l, ok := algorithmKeywords()[keyword]; ok {
 		if len(args) > 1 {
 			return fmt.Errorf("%s takes one comma-separated list, not %d words", l.name, len(args))
 		}
 		if _, err := parseAlgorithmSpec(args[0]); err != nil {
-			return fmt.Errorf("bad %s: %w", keywords[keyword].name, err)
+			return fmt.Errorf("bad %s: %w", keywords()[keyword].name, err)
 		}
 	}
 	return nil
