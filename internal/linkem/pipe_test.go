@@ -133,9 +133,30 @@ func TestPipeCloseDiscards(t *testing.T) {
 }
 
 // TestPipeRealTime checks the delivery times a pipe achieves on the real
-// clock: never early, late by well under a millisecond typically.
+// clock: never early, late by well under a millisecond typically. On an
+// idle machine the median is about 0.1 ms (0.6 ms on Go's timers alone).
+// A loaded 2-CPU machine running -race and parallel test packages is far
+// from idle, and a burst of load can hold a whole measurement back, so it
+// is taken up to three times: a coarse tick or a drifting schedule fails
+// every one of them.
 func TestPipeRealTime(t *testing.T) {
 	goroutineLeakCheck(t)
+	var median, worst time.Duration
+	for try := range 3 {
+		median, worst = pipeLateness(t)
+		t.Logf("try %d: lateness median %v, max %v", try+1, median, worst)
+		if median <= 2*time.Millisecond && worst <= 50*time.Millisecond {
+			return
+		}
+	}
+	t.Errorf("lateness median %v, max %v in each of three tries; want under 2 ms and 50 ms", median, worst)
+}
+
+// pipeLateness sends 100 packets through a pipe of 20 ms, one a
+// millisecond, and returns how late the median and the latest were
+// delivered. It fails t on a packet lost, reordered or early.
+func pipeLateness(t *testing.T) (median, worst time.Duration) {
+	t.Helper()
 	const (
 		delay = 20 * time.Millisecond
 		n     = 100
@@ -171,13 +192,5 @@ func TestPipeRealTime(t *testing.T) {
 		late = append(late, d)
 	}
 	slices.Sort(late)
-	median, worst := late[n/2], late[n-1]
-	t.Logf("lateness: median %v, max %v", median, worst)
-	// On an idle machine the median is about 0.1 ms (0.6 ms on Go's
-	// timers alone). A loaded 2-CPU machine running -race is far from
-	// idle: the bounds leave room for it while still catching a coarse
-	// tick or a drifting schedule.
-	if median > 2*time.Millisecond || worst > 50*time.Millisecond {
-		t.Errorf("lateness median %v, max %v; want under 2 ms and 50 ms", median, worst)
-	}
+	return late[n/2], late[n-1]
 }
