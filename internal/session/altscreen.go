@@ -45,18 +45,18 @@ import (
 // shrinking its primary screen keeps the cursor's row, so with the cursor
 // on the top row it deletes rows at the bottom and pushes none into the
 // scrollback, whatever the program on the alternate screen does.
-func (c *client) homePrimary() {
-	if c.shown != nil {
-		shown := c.shown.Clone()
+func (v *view) homePrimary() {
+	if v.shown != nil {
+		shown := v.shown.Clone()
 		shown.SetCursor(0, 0)
-		c.shown = shown
+		v.shown = shown
 	}
-	c.primary = c.snapshot()
+	v.primary = v.snapshot()
 }
 
 // termAlt reports whether the terminal shows its alternate screen, as far
 // as the client knows.
-func (c *client) termAlt() bool { return c.shown != nil && c.shown.Modes().AltScreen }
+func (v *view) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScreen }
 
 // leaveAlt switches the terminal back to its primary screen before the
 // client paints there: when the server's screen left its alternate one,
@@ -126,15 +126,15 @@ func (c *client) probeAlt(now time.Time, frame *vt.Framebuffer) bool {
 
 // probedAlt takes the answer to altProbe, once the answer to the query
 // before it has been accounted for: the cursor is at rep, on the top row.
-func (c *client) probedAlt(rep cprReport) {
+func (v *view) probedAlt(rep cprReport) {
 	if rep.col != 0 {
-		c.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
-		c.fenced.single = true
+		v.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
+		v.fenced.single = true
 	}
-	if c.shown != nil {
-		shown := c.shown.Clone()
+	if v.shown != nil {
+		shown := v.shown.Clone()
 		shown.SetCursor(rep.col, rep.row)
-		c.shown = shown
+		v.shown = shown
 	}
 }
 
@@ -144,14 +144,14 @@ func (c *client) probedAlt(rep cprReport) {
 // On the way back the cursor is restored there (leaveAlt) if the
 // terminal honoured 1049; xterm saves it again when it is switched while
 // on the alternate screen already.
-func (c *client) enterAlt(frame *vt.Framebuffer) {
+func (v *view) enterAlt(frame *vt.Framebuffer) {
 	switch {
 	case !frame.Modes().AltScreen:
-	case !c.termAlt():
-		c.out = append(c.out, "\x1b[H"...)
-		c.homePrimary() // the write switches to the alternate screen
-	case c.repaint:
-		c.out = append(c.out, "\x1b[H"...)
+	case !v.termAlt():
+		v.out = append(v.out, "\x1b[H"...)
+		v.homePrimary() // the write switches to the alternate screen
+	case v.repaint:
+		v.out = append(v.out, "\x1b[H"...)
 	}
 }
 
@@ -161,26 +161,26 @@ func (c *client) enterAlt(frame *vt.Framebuffer) {
 // w×h, and not the primary screen's rows the client had kept. It is no
 // scrollback of the session's, so the client draws every row again,
 // from what it knows the terminal shows.
-func (c *client) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
-	c.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
-	c.fenced.single = true
+func (v *view) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
+	v.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
+	v.fenced.single = true
 	shown := alt.Clone()
 	shown.MarkPrimaryScreen()
 	shown.Resize(w, h)
 	shown.SetCursor(x, y)
 	// Its rows are not the server's: a shrink that pushed them before the
 	// next paint skips none of the server's lines (tookTop).
-	c.shown, c.onTop, c.untrusted, c.repaint = shown, 0, true, true
+	v.shown, v.onTop, v.untrusted, v.repaint = shown, 0, true, true
 }
 
 // leaveAltForGood appends to b what takes the terminal back to its
 // primary screen as the session ends or stops, with the cursor on the
 // last row that shows anything (the cursor 1049 restores is home): what
 // is written next goes below it.
-func (c *client) leaveAltForGood(b []byte) []byte {
+func (v *view) leaveAltForGood(b []byte) []byte {
 	b = append(b, "\x1b[?1049l"...)
 	y := vt.MaxRows // unknown: the bottom row
-	if p := c.primary.shown; p != nil {
+	if p := v.primary.shown; p != nil {
 		y = 0
 		for r := range p.Height() {
 			if strings.TrimSpace(p.Row(r).Text()) != "" {
@@ -197,11 +197,11 @@ func (c *client) leaveAltForGood(b []byte) []byte {
 // rows at the bottom and pushes none into the scrollback; a growth is
 // taken to add rows at the bottom, as the server's screen does: that is
 // vt.Framebuffer.Resize.
-func (c *client) altResized(cols, rows int) {
-	if p := c.primary.shown; p != nil {
+func (v *view) altResized(cols, rows int) {
+	if p := v.primary.shown; p != nil {
 		shown := p.Clone()
 		shown.Resize(cols, rows)
-		c.primary.shown = shown
+		v.primary.shown = shown
 	}
-	c.repaint = true
+	v.repaint = true
 }

@@ -175,39 +175,17 @@ type client struct {
 	tr        *ssp.Transport[*statesync.UserStream, *statesync.Complete]
 	term      Terminal
 	tinfo     *terminfo.Terminal
-	display   *vt.Display
-	shown     *vt.Framebuffer // what the user's terminal shows; nil = unknown
-	repaint   bool
+	view      // what the user's terminal shows (view.go)
 	predict   Predictor
 	notify    *notifier
 	escape    escapeFilter
-	out       []byte
-	scratch   []byte // a paint not written (resize.go)
 	keys      []byte // typed input waiting for room in the window
 	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
 	connected bool   // a server state has arrived
 	sessionID string // the server's GoshSession, as last taken (sessionid.go)
 	detached  bool   // the terminal went away; leave the session running
-	cols      int
-	rows      int
-	resetDone bool // deinit already ran
-
-	scrollSync bool            // the server sends scrollback lines (scrollback.go)
-	scrollPos  uint64          // the server state's scrollback lines taken
-	histNext   uint64          // the number of the next history line expected
-	pushedPos  uint64          // the last pushedTo
-	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
-	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
-	queue      []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
-	onTop      int             // how many of them its top rows show
-	untrusted  bool            // shown's rows may not be the terminal's (resize.go)
-	fenced     paintFence      // the terminal's answers (resize.go)
-	primary    termSnap        // the terminal's primary screen while its alternate one shows (altscreen.go)
-	dragUntil  time.Time       // paints park the cursor until then: the window is being resized (resize.go)
-	parked     bool            // this paint parks it
-	sizeCols   int             // the window size the terminal said last (Size)
-	sizeRows   int
+	resetDone bool   // deinit already ran
 
 	chans      *channels                // forwarded connections (channels.go)
 	cstream    *chanStream              // the channels' stream, once the server takes it (stream.go)
@@ -236,6 +214,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	logf := cfg.Logf
 	c := &client{cfg: cfg, logf: logf, term: cfg.Terminal, predict: cfg.Predict, start: time.Now(),
 		conn: cfg.Conn, input: cfg.Terminal.Input(), signals: cfg.Signals, tinfo: cfg.TermInfo}
+	c.view.logf, c.view.scrollPushed = logf, cfg.ScrollPushed
 	if c.predict == nil {
 		c.predict = noPredictor{}
 	}
@@ -1046,34 +1025,34 @@ func (c *client) paint(now time.Time, final bool) {
 // lines drawn and pushed in one write would be pushed twice. So when lines
 // have to be drawn, the write ends with them (drawn), and the frame waits
 // for the next.
-func (c *client) pushQueue(final bool) (fed, feeds int, drawn bool) {
-	asking := !final && !c.fenced.mute
-	feeds = len(c.out)
-	for len(c.queue) > 0 {
-		if c.onTop == 0 {
-			shown := c.shown
-			if c.repaint {
+func (v *view) pushQueue(final bool) (fed, feeds int, drawn bool) {
+	asking := !final && !v.fenced.mute
+	feeds = len(v.out)
+	for len(v.queue) > 0 {
+		if v.onTop == 0 {
+			shown := v.shown
+			if v.repaint {
 				shown = nil
 			}
-			n := len(c.out)
-			c.out, c.shown, c.onTop = c.drawLines(shown, asking)
-			c.repaint = false
-			if len(c.out) > n && asking {
+			n := len(v.out)
+			v.out, v.shown, v.onTop = v.drawLines(shown, asking)
+			v.repaint = false
+			if len(v.out) > n && asking {
 				return fed, feeds, true
 			}
 		}
-		if c.shown.Width() != c.cols || c.shown.Height() != c.rows {
-			c.onTop, c.repaint = 0, true // drawn again at the size it is now
+		if v.shown.Width() != v.cols || v.shown.Height() != v.rows {
+			v.onTop, v.repaint = 0, true // drawn again at the size it is now
 			continue
 		}
-		c.out, c.shown = c.display.FeedLines(c.out, c.shown, c.onTop)
-		c.remember(c.queue[:c.onTop])
-		if c.onTop > 0 {
-			c.pushedTo(c.queue[c.onTop-1].Line + 1) // written below, before the loop waits
+		v.out, v.shown = v.display.FeedLines(v.out, v.shown, v.onTop)
+		v.remember(v.queue[:v.onTop])
+		if v.onTop > 0 {
+			v.pushedTo(v.queue[v.onTop-1].Line + 1) // written below, before the loop waits
 		}
-		fed += c.onTop
-		c.queue, c.onTop = c.queue[c.onTop:], 0
-		feeds = len(c.out)
+		fed += v.onTop
+		v.queue, v.onTop = v.queue[v.onTop:], 0
+		feeds = len(v.out)
 	}
 	return fed, feeds, false
 }

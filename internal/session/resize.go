@@ -58,27 +58,30 @@ type paintFence struct {
 
 // termSnap is what the client knows of its terminal at one moment: what
 // its screen shows (shown), the lines still to go into its scrollback
-// (queue, the first onTop of them on its top rows) and how many lines of
-// its scrollback the client remembers (recent).
+// (queue, the first onTop of them on its top rows), the newest lines of
+// its scrollback the client remembers (recent) and the lines the terminal
+// pushed itself that the server will send (termHas). A snapshot is a copy
+// of it: the slices in it are resliced or appended to, never changed
+// within their length, except recent, which trimRecent shifts in place
+// before a write, so of recent restore takes only the snapshot's length.
 type termSnap struct {
-	shown     *vt.Framebuffer
-	untrusted bool
-	queue     []vt.ScrollLine
-	onTop     int
-	recent    int
-	termHas   []string
+	shown     *vt.Framebuffer // what the user's terminal shows; nil = unknown
+	untrusted bool            // shown's rows may not be the terminal's (resize.go)
+	queue     []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
+	onTop     int             // how many of them its top rows show
+	recent    []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
+	termHas   []string        // lines the terminal put into its scrollback itself (a resize), to skip
 }
 
-// snapshot returns what the client knows of its terminal now.
-func (c *client) snapshot() termSnap {
-	return termSnap{shown: c.shown, untrusted: c.untrusted, queue: c.queue, onTop: c.onTop, recent: len(c.recent), termHas: c.termHas}
-}
+// snapshot returns what the view knows of its terminal now.
+func (v *view) snapshot() termSnap { return v.termSnap }
 
-// restore goes back to what the client knew at s, before a write that
+// restore goes back to what the view knew at s, before a write that
 // turned out to land on moved rows.
-func (c *client) restore(s termSnap) {
-	c.shown, c.untrusted, c.queue, c.onTop, c.termHas = s.shown, s.untrusted, s.queue, s.onTop, s.termHas
-	c.recent = c.recent[:min(s.recent, len(c.recent))]
+func (v *view) restore(s termSnap) {
+	recent := v.recent[:min(len(s.recent), len(v.recent))]
+	v.termSnap = s
+	v.recent = recent
 }
 
 // askFirst asks the terminal where its cursor is, if the client keeps the
@@ -105,12 +108,12 @@ func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idl
 // the scrollback of a terminal that answers: before is what the client
 // knew of the terminal before the write, which pushed fed lines with line
 // feeds first, ending at c.out[feeds], and drew after them if it goes on.
-func (c *client) fence(now time.Time, before termSnap, fed, feeds int) {
-	f := &c.fenced
-	f.drawing = append(f.drawing[:0], c.out[feeds:]...)
-	c.out = append(c.out, cprQuery...)
-	copy(c.out[len(cprQuery):], c.out)
-	copy(c.out, cprQuery)
+func (v *view) fence(now time.Time, before termSnap, fed, feeds int) {
+	f := &v.fenced
+	f.drawing = append(f.drawing[:0], v.out[feeds:]...)
+	v.out = append(v.out, cprQuery...)
+	copy(v.out[len(cprQuery):], v.out)
+	copy(v.out, cprQuery)
 	f.pending, f.painted, f.reps, f.deadline = true, true, f.reps[:0], now.Add(cprWait)
 	f.before, f.fed, f.drew = before, fed, len(f.drawing) > 0
 	if before.shown == nil {
@@ -258,16 +261,16 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 
 // feedTop accounts for line feeds that pushed the top k rows of what the
 // terminal shows into its scrollback.
-func (c *client) feedTop(k int) {
+func (v *view) feedTop(k int) {
 	if k <= 0 {
 		return
 	}
-	shown := c.shown.Clone()
+	shown := v.shown.Clone()
 	k = min(k, shown.Height())
-	c.tookTop(shown, k)
+	v.tookTop(shown, k)
 	shown.DropTop(k)
 	shown.SetCursor(0, shown.Height()-1)
-	c.shown = shown
+	v.shown = shown
 }
 
 // tookTop accounts for the terminal moving the top k rows of shown into
@@ -277,19 +280,19 @@ func (c *client) feedTop(k int) {
 //
 // Rows a write drew on moved rows (untrusted) are not known: they are not
 // skipped, lest a line be lost for one the terminal did not push.
-func (c *client) tookTop(shown *vt.Framebuffer, k int) {
+func (v *view) tookTop(shown *vt.Framebuffer, k int) {
 	for r := range k {
 		row := shown.Row(r)
-		if c.onTop > 0 || !c.untrusted && len(c.queue) > 0 && c.queue[0].Row(shown.Width()).Text() == row.Text() {
-			c.remember(c.queue[:1])
-			c.pushedTo(c.queue[0].Line + 1)
-			c.queue, c.onTop = c.queue[1:], max(c.onTop-1, 0)
+		if v.onTop > 0 || !v.untrusted && len(v.queue) > 0 && v.queue[0].Row(shown.Width()).Text() == row.Text() {
+			v.remember(v.queue[:1])
+			v.pushedTo(v.queue[0].Line + 1)
+			v.queue, v.onTop = v.queue[1:], max(v.onTop-1, 0)
 			continue
 		}
-		if !c.untrusted {
-			c.termHas = append(c.termHas, row.Text())
+		if !v.untrusted {
+			v.termHas = append(v.termHas, row.Text())
 		}
-		c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
+		v.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 	}
 }
 
@@ -323,9 +326,9 @@ const writeRoom = 2048 - len(cprQuery) - len("\x1b[999;999H")
 // returns what the terminal shows then (nil: all of frame); the next
 // writes draw the rest. A single row too large for a write is written
 // whole.
-func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
+func (v *view) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
 	var below *vt.Framebuffer
-	if s := c.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
+	if s := v.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
 		s.Modes().AltScreen == frame.Modes().AltScreen {
 		below = s
 	}
@@ -336,7 +339,7 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 	for lo <= hi {
 		k := (lo + hi) / 2
 		part := frame.WithRowsBelow(k, below)
-		b := c.display.NewFrame(nil, initialized, c.shown, part)
+		b := v.display.NewFrame(nil, initialized, v.shown, part)
 		if len(b) > room && k > 1 {
 			hi = k - 1
 			continue
@@ -347,7 +350,7 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 		}
 	}
 	if best == nil { // a screen of one row
-		return c.display.NewFrame(out, initialized, c.shown, frame), nil
+		return v.display.NewFrame(out, initialized, v.shown, frame), nil
 	}
 	return append(out, bestOut...), best
 }
@@ -356,11 +359,11 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 // terminal shows (shown, nil if unknown), as vt.Display.DrawLines, in a
 // write of at most writeRoom bytes when asking: fewer lines if a
 // screenful is too large, at least one.
-func (c *client) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
-	n := len(c.out)
-	lines := c.queue
+func (v *view) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
+	n := len(v.out)
+	lines := v.queue
 	for {
-		out, drawn, k := c.display.DrawLines(c.out[:n], shown, c.cols, c.rows, lines)
+		out, drawn, k := v.display.DrawLines(v.out[:n], shown, v.cols, v.rows, lines)
 		if !asking || len(out) <= writeRoom || k <= 1 {
 			return out, drawn, k
 		}

@@ -77,31 +77,31 @@ func (s *server) pushScrollback() {
 // scrollLines returns the lines of the server's state the client has not
 // put into the terminal's scrollback yet, with a marker line for each gap
 // in their numbers, and trims them from the state.
-func (c *client) scrollLines(remote *statesync.Complete) []vt.ScrollLine {
-	if c.scrollPos >= remote.ScrollTotal() {
+func (v *view) scrollLines(remote *statesync.Complete) []vt.ScrollLine {
+	if v.scrollPos >= remote.ScrollTotal() {
 		return nil
 	}
 	var out []vt.ScrollLine
-	for _, l := range remote.ScrollSince(c.scrollPos) {
-		if l.Line > c.histNext {
-			marker := fmt.Appendf(nil, "[gosh: %d lines skipped]", l.Line-c.histNext)
-			out = append(out, vt.ScrollLine{Line: c.histNext, Text: marker, Width: len(marker)})
+	for _, l := range remote.ScrollSince(v.scrollPos) {
+		if l.Line > v.histNext {
+			marker := fmt.Appendf(nil, "[gosh: %d lines skipped]", l.Line-v.histNext)
+			out = append(out, vt.ScrollLine{Line: v.histNext, Text: marker, Width: len(marker)})
 		}
-		if l.Line >= c.histNext {
-			c.histNext = l.Line + 1
-			if c.alreadyHas(l) {
+		if l.Line >= v.histNext {
+			v.histNext = l.Line + 1
+			if v.alreadyHas(l) {
 				continue
 			}
 			out = append(out, l)
 		}
 	}
-	c.scrollPos = remote.ScrollTotal()
-	remote.TrimScroll(c.scrollPos)
+	v.scrollPos = remote.ScrollTotal()
+	remote.TrimScroll(v.scrollPos)
 	if len(out) > 0 {
-		out = c.boundQueue(out)
+		out = v.boundQueue(out)
 	}
-	if len(out) == 0 && len(c.queue) == 0 {
-		c.pushedTo(c.histNext) // the terminal has them all (or there were none)
+	if len(out) == 0 && len(v.queue) == 0 {
+		v.pushedTo(v.histNext) // the terminal has them all (or there were none)
 	}
 	return out
 }
@@ -111,10 +111,10 @@ func (c *client) scrollLines(remote *statesync.Complete) []vt.ScrollLine {
 // the new lines, so that the queue stays within queueLines and
 // queueBytes; a marker line takes the place of those dropped. The queue
 // is replaced, not changed in place: a snapshot (resize.go) may hold it.
-func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
+func (v *view) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
 	size := func(l vt.ScrollLine) int { return len(l.Text) + statesync.ScrollLineCost }
-	n, bytes := len(c.queue)+len(add), 0
-	for _, l := range c.queue {
+	n, bytes := len(v.queue)+len(add), 0
+	for _, l := range v.queue {
 		bytes += size(l)
 	}
 	for _, l := range add {
@@ -125,7 +125,7 @@ func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
 	}
 	// Drop from the joined tail of the queue and the new lines, oldest
 	// first, keeping room for the marker.
-	tail := append(slices.Clone(c.queue[c.onTop:]), add...)
+	tail := append(slices.Clone(v.queue[v.onTop:]), add...)
 	drop := 0
 	for drop < len(tail) && (n-drop+1 > queueLines || bytes+statesync.ScrollLineCost+64 > queueBytes) {
 		bytes -= size(tail[drop])
@@ -135,12 +135,12 @@ func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
 		return add
 	}
 	first := tail[0].Line
-	next := c.histNext
+	next := v.histNext
 	if drop < len(tail) {
 		next = tail[drop].Line
 	}
 	text := fmt.Appendf(nil, "[gosh: %d lines skipped]", next-first)
-	c.queue = c.queue[:c.onTop:c.onTop]
+	v.queue = v.queue[:v.onTop:v.onTop]
 	return append([]vt.ScrollLine{{Line: first, Text: text, Width: len(text)}}, tail[drop:]...)
 }
 
@@ -148,10 +148,10 @@ func (c *client) boundQueue(add []vt.ScrollLine) []vt.ScrollLine {
 // the terminal's scrollback holds every line before next. It is told
 // once the line feeds that push them are written, not when they arrive:
 // a client killed in between resumes with them still to push.
-func (c *client) pushedTo(next uint64) {
-	if c.cfg.ScrollPushed != nil && next > c.pushedPos {
-		c.pushedPos = next
-		c.cfg.ScrollPushed(next)
+func (v *view) pushedTo(next uint64) {
+	if v.scrollPushed != nil && next > v.pushedPos {
+		v.pushedPos = next
+		v.scrollPushed(next)
 	}
 }
 
@@ -187,15 +187,15 @@ const recentLines = vt.MaxRows
 // the screen. The client uses the rule only for a terminal that does not
 // answer its queries; the others say how far the cursor's row moved
 // (paintFence), which also covers several changes in a row.
-func (c *client) termResized(cols, rows int) {
-	if c.shown == nil {
+func (v *view) termResized(cols, rows int) {
+	if v.shown == nil {
 		return
 	}
-	switch _, y := c.shown.Cursor(); {
-	case rows < c.shown.Height():
-		c.termMoved(-max(0, y-rows+1), cols, rows)
-	case rows > c.shown.Height():
-		c.termMoved(rows-c.shown.Height(), cols, rows)
+	switch _, y := v.shown.Cursor(); {
+	case rows < v.shown.Height():
+		v.termMoved(-max(0, y-rows+1), cols, rows)
+	case rows > v.shown.Height():
+		v.termMoved(rows-v.shown.Height(), cols, rows)
 	}
 }
 
@@ -211,31 +211,31 @@ func (c *client) termResized(cols, rows int) {
 // them later (it shrinks the same way); the lines a growth pulled, which
 // the next paint erases, go back to the head of the queue, on the top
 // rows.
-func (c *client) termMoved(delta, w, h int) {
-	shown := c.shown.Clone()
+func (v *view) termMoved(delta, w, h int) {
+	shown := v.shown.Clone()
 	switch {
 	case delta < 0:
 		k := min(-delta, shown.Height())
-		c.tookTop(shown, k)
+		v.tookTop(shown, k)
 		shown.DropTop(k)
 	case delta > 0:
-		p := min(delta, len(c.recent))
-		pulled := slices.Clone(c.recent[len(c.recent)-p:])
-		c.recent = c.recent[:len(c.recent)-p]
-		c.queue = append(pulled, c.queue...)
+		p := min(delta, len(v.recent))
+		pulled := slices.Clone(v.recent[len(v.recent)-p:])
+		v.recent = v.recent[:len(v.recent)-p]
+		v.queue = append(pulled, v.queue...)
 		shown.Resize(shown.Width(), max(shown.Height(), h)) // the cursor moves down within it
 		if delta > p {
 			// Lines the client does not know: those below them on the
 			// screen are not the queue's.
 			shown.InsertTop(make([]vt.ScrollLine, delta-p))
-			c.onTop = 0
+			v.onTop = 0
 		}
 		shown.InsertTop(pulled)
-		c.onTop += p
+		v.onTop += p
 	}
 	shown.Resize(w, h)
-	c.onTop = min(c.onTop, h)
-	c.shown, c.repaint = shown, true
+	v.onTop = min(v.onTop, h)
+	v.shown, v.repaint = shown, true
 }
 
 // fitFrame makes a server screen show on the terminal as the terminal
@@ -245,16 +245,16 @@ func (c *client) termMoved(delta, w, h int) {
 // as terminals do. A frame larger than the terminal would scroll it, and
 // so add rows to its scrollback. While the window is being resized, the
 // cursor is parked (resize.go).
-func (c *client) fitFrame(frame *vt.Framebuffer) {
+func (v *view) fitFrame(frame *vt.Framebuffer) {
 	k := 0
-	for k < len(c.termHas) && k < frame.Height()-1 && !frame.Modes().AltScreen && frame.Row(k).Text() == c.termHas[k] {
+	for k < len(v.termHas) && k < frame.Height()-1 && !frame.Modes().AltScreen && frame.Row(k).Text() == v.termHas[k] {
 		k++
 	}
 	frame.DropTop(k)
-	if w, h := frame.Size(); w != c.cols || h != c.rows {
-		frame.ResizeKeepingCursor(c.cols, c.rows)
+	if w, h := frame.Size(); w != v.cols || h != v.rows {
+		frame.ResizeKeepingCursor(v.cols, v.rows)
 	}
-	if c.parked && !frame.Modes().AltScreen {
+	if v.parked && !frame.Modes().AltScreen {
 		frame.SetCursor(0, 0) // parkCursor
 		frame.SetCursorVisible(false)
 	}
@@ -264,30 +264,30 @@ func (c *client) fitFrame(frame *vt.Framebuffer) {
 // scrollback itself, next in order: the lines before it in c.termHas are
 // forgotten (a resize the client learnt of only after it painted). A line
 // that is none of them ends the skipping.
-func (c *client) alreadyHas(l vt.ScrollLine) bool {
-	if len(c.termHas) == 0 {
+func (v *view) alreadyHas(l vt.ScrollLine) bool {
+	if len(v.termHas) == 0 {
 		return false
 	}
 	text := l.Row(max(l.Width, 1)).Text()
-	for i, t := range c.termHas {
+	for i, t := range v.termHas {
 		if t == text {
-			c.termHas = c.termHas[i+1:]
+			v.termHas = v.termHas[i+1:]
 			return true
 		}
 	}
-	c.termHas = nil
+	v.termHas = nil
 	return false
 }
 
 // remember notes lines that went into the terminal's scrollback.
-func (c *client) remember(lines []vt.ScrollLine) {
-	c.recent = append(c.recent, lines...)
+func (v *view) remember(lines []vt.ScrollLine) {
+	v.recent = append(v.recent, lines...)
 }
 
 // trimRecent forgets all but the newest recentLines lines remembered. It
 // runs only before a write, so that restore finds what it left.
-func (c *client) trimRecent() {
-	if n := len(c.recent) - recentLines; n > 0 {
-		c.recent = append(c.recent[:0], c.recent[n:]...)
+func (v *view) trimRecent() {
+	if n := len(v.recent) - recentLines; n > 0 {
+		v.recent = append(v.recent[:0], v.recent[n:]...)
 	}
 }
