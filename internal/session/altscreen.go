@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -65,40 +66,39 @@ func (v *view) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScre
 // where the cursor is then, as a paint's query does: resizes while the
 // alternate screen showed may have moved rows of the primary one, and
 // terminals move them, at the latest when they switch back, as for a
-// resize of the primary screen. It reports whether it wrote: the paint
-// then waits for the answer.
+// resize of the primary screen. It returns what to write, if anything:
+// the paint then waits for the answer.
 //
 // It moves the cursor off the first column first, and an answer there
 // shows a terminal that ignored 1049 (oneScreen). A terminal that
 // answers no queries has every row drawn again, with the cursor home
 // whichever screen it shows.
-func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
-	if !c.scrollSync || !c.termAlt() {
-		return false
+func (v *view) leaveAlt(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) []byte {
+	if !v.scrollSync || !v.termAlt() {
+		return nil
 	}
-	if frame.Modes().AltScreen && len(c.queue) == 0 && c.tr.Remote().ScrollTotal() <= c.scrollPos {
-		return false
+	if frame.Modes().AltScreen && len(v.queue) == 0 && remote.ScrollTotal() <= v.scrollPos {
+		return nil
 	}
 	b := []byte("\x1b[?1049l")
-	alt, primary := c.shown, c.primary
-	c.primary = termSnap{}
-	f := &c.fenced
+	alt, primary := v.shown, v.primary
+	v.primary = termSnap{}
+	f := &v.fenced
 	switch {
 	case primary.shown == nil:
-		c.shown, c.repaint = nil, true // unknown (a first paint went to the alternate screen)
+		v.shown, v.repaint = nil, true // unknown (a first paint went to the alternate screen)
 	case f.mute:
-		c.restore(primary) // altResized followed its resizes
-		c.repaint = true
+		v.restore(primary) // altResized followed its resizes
+		v.repaint = true
 		b = append(b, "\x1b[H"...)
 	default:
-		c.restore(primary)
+		v.restore(primary)
 		b = append([]byte(offFirstColumn), b...)
 		b = append(b, cprQuery...)
 		f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-		f.before, f.leaving = c.snapshot(), alt
+		f.before, f.leaving = v.snapshot(), alt
 	}
-	c.write(b)
-	return true
+	return b
 }
 
 // offFirstColumn moves the cursor to the second column of its row.
@@ -111,17 +111,16 @@ const altProbe = "\x1b[H\x1b[?1049h" + offFirstColumn + "\x1b[?1049l\x1b[6n"
 
 // probeAlt asks the terminal, the first time frame is to be shown on its
 // alternate screen, whether it has one: it asks where the cursor is and
-// the screen's size, as askFirst does, and then runs altProbe. It reports
-// whether it asked: the paint then waits for the answers.
-func (c *client) probeAlt(now time.Time, frame *vt.Framebuffer) bool {
-	f := &c.fenced
-	if !c.scrollSync || f.mute || f.probed || c.shown == nil || !frame.Modes().AltScreen || c.termAlt() {
-		return false
+// the screen's size, as askFirst does, and then runs altProbe. It returns the
+// queries if it asked: the paint then waits for the answers.
+func (v *view) probeAlt(now time.Time, frame *vt.Framebuffer) []byte {
+	f := &v.fenced
+	if !v.scrollSync || f.mute || f.probed || v.shown == nil || !frame.Modes().AltScreen || v.termAlt() {
+		return nil
 	}
-	c.write([]byte(cprQuery + altProbe))
 	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-	f.before, f.probing, f.probed = c.snapshot(), true, true
-	return true
+	f.before, f.probing, f.probed = v.snapshot(), true, true
+	return []byte(cprQuery + altProbe)
 }
 
 // probedAlt takes the answer to altProbe, once the answer to the query

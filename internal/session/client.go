@@ -572,18 +572,15 @@ func (c *client) deadline(now time.Time) wake {
 	if c.cstream != nil {
 		w.add(c.cstream.st.NextDeadline())
 	}
-	if c.fenced.pending {
-		// Paints wait for the terminal's answer, which wakes the loop as
-		// typed bytes, or for its deadline. What only a paint acts on
-		// (the bar, the predictions, the parked cursor) waits with them:
-		// a deadline of theirs already past would make the loop spin.
-		w.add(c.fenced.deadline)
-	} else {
+	// Paints may wait for the terminal's answer, which wakes the loop as
+	// typed bytes, or for its deadline. What only a paint acts on (the
+	// bar, the predictions, the parked cursor) waits with them: a
+	// deadline of theirs already past would make the loop spin.
+	t, hold := c.view.deadline(now)
+	w.add(t)
+	if !hold {
 		w.add(c.notify.NextDeadline(now))
 		w.add(c.predict.NextDeadline())
-		if c.scrollSync && now.Before(c.dragUntil) {
-			w.add(c.dragUntil) // the cursor goes back
-		}
 	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
@@ -863,39 +860,22 @@ func (c *client) quit(now time.Time, why string) {
 	}
 }
 
-// resized takes a new window size from the terminal. The client keeping
-// the terminal's scrollback asks it, before the next paint, what it did
-// with its rows (resize.go); the size the terminal answers then is taken
-// too (the kernel's may lag), so only a change of the kernel's counts.
+// resized takes a new window size from the terminal (view.resized), and
+// sends it to the server if it is a new size to paint.
 func (c *client) resized(now time.Time) {
 	cols, rows := c.term.Size()
-	if cols == c.sizeCols && rows == c.sizeRows {
-		return
+	if c.view.resized(now, cols, rows) {
+		c.sized()
 	}
-	c.sizeCols, c.sizeRows = cols, rows
-	c.dragUntil = now.Add(dragPark)
-	if c.scrollSync && c.fenced.mute {
-		if c.termAlt() {
-			c.altResized(cols, rows)
-		} else {
-			c.termResized(cols, rows)
-		}
-	}
-	c.fenced.valid = false
-	c.setSize(now, cols, rows)
 }
 
-// setSize makes cols×rows the size the client paints and sends.
-func (c *client) setSize(now time.Time, cols, rows int) {
-	if cols == c.cols && rows == c.rows {
-		return
-	}
-	c.cols, c.rows = cols, rows
+// sized sends the view's new size to the server; predictions made for
+// the old one go.
+func (c *client) sized() {
 	if !c.tr.ShutdownInProgress() {
-		c.tr.Current().PushResize(cols, rows)
+		c.tr.Current().PushResize(c.cols, c.rows)
 	}
 	c.predict.Reset()
-	c.repaint = true
 }
 
 // suspend stops the client (Ctrl-^ Ctrl-Z) with the terminal restored, and
@@ -916,10 +896,9 @@ func (c *client) resume() {
 }
 
 // paint draws the newest server screen with the predictions and the
-// notification bar on the user's terminal. final drops the overlays, for
-// the last frame. It is long because it is where a paint's steps are put
-// in order (overlays, the terminal's screens and answers, the scrollback
-// lines, the frame in bands); each step is a function of its own.
+// notification bar on the user's terminal: the view makes a frame of the
+// server's screen, the client draws its overlays on it, and the view
+// works out what to write. final drops the overlays, for the last frame.
 func (c *client) paint(now time.Time, final bool) {
 	if c.fenceWait(now) && !final {
 		return
@@ -929,17 +908,10 @@ func (c *client) paint(now time.Time, final bool) {
 		// the old size would be cut or scroll.
 		c.resized(now)
 	}
-	c.parked = c.scrollSync && !final && !c.fenced.mute && now.Before(c.dragUntil)
-	remote := c.tr.Remote().Framebuffer()
-	frame := remote.Clone()
-	if c.scrollSync && c.tr.Remote().ScrollBehind() && !final {
-		frame.MarkAltScreen() // newer than the lines still to come (altscreen.go)
-	}
-	if c.fenced.single {
-		frame.MarkPrimaryScreen() // the terminal has one screen (altscreen.go)
-	}
+	remote := c.tr.Remote()
+	frame := c.view.frame(now, remote, final)
 	if !final {
-		c.predict.Cull(now, remote, c.link())
+		c.predict.Cull(now, remote.Framebuffer(), c.link())
 		c.predict.Apply(frame)
 		c.notify.Apply(frame, now)
 		if !c.cfg.TitleNoPrefix && frame.TitleSet() {
@@ -949,70 +921,8 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
-		if c.leaveAlt(now, frame) || c.probeAlt(now, frame) {
-			return
-		}
-		asked, idle := c.askFirst(now, frame)
-		if asked {
-			return
-		}
-		if idle != nil {
-			c.shown = idle // nothing to write
-			return
-		}
 	}
-	c.out = c.out[:0]
-	var before termSnap
-	fed, feeds, drawn := 0, 0, false
-	if c.scrollSync {
-		c.queue = append(c.queue, c.scrollLines(c.tr.Remote())...)
-		c.trimRecent()
-		before = c.snapshot()
-		if c.repaint {
-			c.untrusted = false // the write draws every row
-		}
-		fed, feeds, drawn = c.pushQueue(final)
-		if drawn && c.parked {
-			c.out = append(c.out, parkCursor...)
-			c.shown.SetCursor(0, 0)
-			c.shown.SetCursorVisible(false)
-		}
-		if !drawn {
-			c.fitFrame(frame)
-			c.enterAlt(frame)
-		}
-	}
-	var part *vt.Framebuffer // a band of frame, if that is all the write holds
-	if !drawn {
-		initialized := !c.repaint && c.shown != nil
-		n := len(c.out)
-		c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
-		if c.scrollSync && !final && !c.fenced.mute && len(c.out) > writeRoom {
-			c.out, part = c.band(c.out[:n], initialized, frame)
-		}
-	}
-	if len(c.out) > 0 {
-		if drew := len(c.out) > feeds; !final && c.scrollSync && !c.fenced.mute {
-			if drew {
-				// Where the cursor is after the write, whatever rows it
-				// landed on: the display may have left it unmoved.
-				x, y := frame.Cursor()
-				if drawn {
-					x, y = c.shown.Cursor()
-				}
-				c.out = fmt.Appendf(c.out, "\x1b[%d;%dH", y+1, x+1)
-			}
-			c.fence(now, before, fed, feeds)
-		}
-		c.write(c.out)
-		c.fenced.valid = false
-	}
-	switch {
-	case part != nil:
-		c.shown, c.repaint = part, false // the rest in the next writes
-	case !drawn:
-		c.shown, c.repaint = frame, false
-	}
+	c.write(c.view.paint(now, frame, remote, final))
 }
 
 // pushQueue appends to c.out the bytes that move the queue's lines into

@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -85,23 +86,22 @@ func (v *view) restore(s termSnap) {
 }
 
 // askFirst asks the terminal where its cursor is, if the client keeps the
-// terminal's scrollback and is about to paint frame without having asked
-// since the last write. It reports whether it asked: the paint then waits
-// for the answer. If it found that painting frame would write nothing, it
-// returns the frame as painted (idle), so that the paint is not worked
-// out twice.
-func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idle *vt.Framebuffer) {
-	f := &c.fenced
-	if !c.scrollSync || f.mute || f.valid || c.shown == nil {
-		return false, nil
+// terminal's scrollback and is about to paint frame of the server's state
+// remote without having asked since the last write. It returns the query
+// to write if it asked: the paint then waits for the answer. If it found
+// that painting frame would write nothing, it returns the frame as
+// painted (idle), so that the paint is not worked out twice.
+func (v *view) askFirst(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) (ask []byte, idle *vt.Framebuffer) {
+	f := &v.fenced
+	if !v.scrollSync || f.mute || f.valid || v.shown == nil {
+		return nil, nil
 	}
-	if paint, fit := c.wouldPaint(frame); !paint {
-		return false, fit
+	if paint, fit := v.wouldPaint(frame, remote); !paint {
+		return nil, fit
 	}
-	c.write([]byte(cprQuery))
 	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-	f.before = c.snapshot()
-	return true, nil
+	f.before = v.snapshot()
+	return []byte(cprQuery), nil
 }
 
 // fence prefixes the write in c.out with a query, for a client that keeps
@@ -123,14 +123,14 @@ func (v *view) fence(now time.Time, before termSnap, fed, feeds int) {
 
 // wouldPaint reports whether painting frame would write to the terminal;
 // if not, also what the client then knows the terminal shows.
-func (c *client) wouldPaint(frame *vt.Framebuffer) (bool, *vt.Framebuffer) {
-	if c.repaint || len(c.queue) > 0 || c.tr.Remote().ScrollTotal() > c.scrollPos {
+func (v *view) wouldPaint(frame *vt.Framebuffer, remote *statesync.Complete) (bool, *vt.Framebuffer) {
+	if v.repaint || len(v.queue) > 0 || remote.ScrollTotal() > v.scrollPos {
 		return true, nil
 	}
 	fit := frame.Clone()
-	c.fitFrame(fit)
-	c.scratch = c.display.NewFrame(c.scratch[:0], true, c.shown, fit)
-	if len(c.scratch) > 0 {
+	v.fitFrame(fit)
+	v.scratch = v.display.NewFrame(v.scratch[:0], true, v.shown, fit)
+	if len(v.scratch) > 0 {
 		return true, nil
 	}
 	return false, fit
@@ -139,26 +139,49 @@ func (c *client) wouldPaint(frame *vt.Framebuffer) (bool, *vt.Framebuffer) {
 // fenceWait reports whether painting waits for the terminal's answer. A
 // wait that took too long ends it, and the asking.
 func (c *client) fenceWait(now time.Time) bool {
-	f := &c.fenced
+	wait, typed := c.view.fenceWait(now)
+	if len(typed) > 0 {
+		c.typed(now, typed)
+	}
+	return wait
+}
+
+// fenceWait reports whether painting waits for the terminal's answer. A
+// wait that took too long ends it, and the asking; the bytes held as the
+// start of an answer are then typed ones, returned.
+func (v *view) fenceWait(now time.Time) (wait bool, typed []byte) {
+	f := &v.fenced
 	if f.pending && !now.Before(f.deadline) {
-		c.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
+		v.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
 		if f.leaving != nil {
 			// Which screen it shows is not known: every row is drawn.
-			c.repaint = true
+			v.repaint = true
 		}
 		f.pending, f.mute, f.reps, f.probing, f.leaving = false, true, f.reps[:0], false, nil
 		f.before = termSnap{}
-		if b := f.cpr.flush(); len(b) > 0 {
-			c.typed(now, b)
-		}
+		typed = f.cpr.flush()
 	}
-	return f.pending
+	return f.pending, typed
 }
 
 // takeReports takes the terminal's answers out of typed bytes while one
-// is awaited, and accounts for what they show.
+// is awaited, and accounts for what they show: a size the terminal
+// answered is sent to the server.
 func (c *client) takeReports(now time.Time, b []byte) []byte {
-	f := &c.fenced
+	cols, rows := c.cols, c.rows
+	keys := c.view.takeReports(now, b)
+	if c.cols != cols || c.rows != rows {
+		c.sized()
+	}
+	return keys
+}
+
+// takeReports takes the terminal's answers out of typed bytes while one
+// is awaited, and accounts for what they show. A query is answered at
+// most once per call (the next is asked after), so the painting size
+// changes at most once.
+func (v *view) takeReports(now time.Time, b []byte) []byte {
+	f := &v.fenced
 	if !f.pending && len(f.cpr.held) == 0 {
 		return b
 	}
@@ -172,10 +195,10 @@ func (c *client) takeReports(now time.Time, b []byte) []byte {
 		}
 		at, size := f.reps[0], f.reps[1]
 		f.pending, f.valid = false, !f.painted
-		c.answered(now, at.col, at.row, size.col+1, size.row+1)
+		v.answered(now, at.col, at.row, size.col+1, size.row+1)
 		if f.probing {
 			f.probing = false
-			c.probedAlt(f.reps[2])
+			v.probedAlt(f.reps[2])
 		}
 		f.reps, f.before = f.reps[:0], termSnap{}
 	}
@@ -187,24 +210,24 @@ func (c *client) takeReports(now time.Time, b []byte) []byte {
 
 // answered accounts for the terminal's answer to the query: when it read
 // it, its cursor was at (x, y) on a w×h screen.
-func (c *client) answered(now time.Time, x, y, w, h int) {
-	f := &c.fenced
+func (v *view) answered(now time.Time, x, y, w, h int) {
+	f := &v.fenced
 	b := f.before
-	c.setSize(now, w, h)
+	v.setSize(w, h)
 	if alt := f.leaving; alt != nil {
 		f.leaving = nil
 		if x != 0 { // the cursor 1049 saved, home, was not restored
-			c.oneScreen(alt, x, y, w, h)
+			v.oneScreen(alt, x, y, w, h)
 			return
 		}
 	}
 	if f.unsure {
 		// Only a query alone says where the cursor is now.
-		if !f.painted && c.shown != nil {
-			shown := c.shown.Clone()
+		if !f.painted && v.shown != nil {
+			shown := v.shown.Clone()
 			shown.Resize(w, h)
 			shown.SetCursor(x, y)
-			c.shown, f.unsure = shown, false
+			v.shown, f.unsure = shown, false
 		}
 		return
 	}
@@ -213,14 +236,14 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 		return // as the client knew
 	}
 	if w != b.shown.Width() || h != b.shown.Height() {
-		c.dragUntil = now.Add(dragPark)
+		v.dragUntil = now.Add(dragPark)
 	}
 	if b.shown.Modes().AltScreen {
-		c.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
+		v.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
 		return
 	}
 	if !f.painted {
-		c.termMoved(y-by, w, h)
+		v.termMoved(y-by, w, h)
 		return
 	}
 	// The write landed on moved rows. What it pushed is known: the rows
@@ -229,34 +252,34 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	// it scrolled rows off (a narrower screen wrapped them): those rows are
 	// not known, and are drawn again; they are where the write put them,
 	// its last move having been absolute, as the cursor is.
-	c.logf.Printf("the terminal resized under a write: its rows moved by %d", y-by)
-	after := c.shown
-	c.restore(b)
-	c.termMoved(y-by, w, h)
-	c.feedTop(f.fed)
+	v.logf.Printf("the terminal resized under a write: its rows moved by %d", y-by)
+	after := v.shown
+	v.restore(b)
+	v.termMoved(y-by, w, h)
+	v.feedTop(f.fed)
 	if after.Modes().AltScreen {
 		// The write went on to the alternate screen, after its line
 		// feeds: behind it the primary screen is as the client knows it
 		// now, and the alternate one is drawn again.
-		c.homePrimary()
-		c.shown, c.repaint = after, true
+		v.homePrimary()
+		v.shown, v.repaint = after, true
 		return
 	}
 	if !f.drew {
 		return
 	}
-	if shown, pushed := vt.Replay(c.shown, f.drawing); pushed == 0 {
-		c.shown, c.onTop, c.repaint = shown, 0, true
-		for c.onTop < min(len(c.queue), shown.Height()) && shown.Row(c.onTop).Text() == c.queue[c.onTop].Row(shown.Width()).Text() {
-			c.onTop++ // lines the write drew, on the top rows still
+	if shown, pushed := vt.Replay(v.shown, f.drawing); pushed == 0 {
+		v.shown, v.onTop, v.repaint = shown, 0, true
+		for v.onTop < min(len(v.queue), shown.Height()) && shown.Row(v.onTop).Text() == v.queue[v.onTop].Row(shown.Width()).Text() {
+			v.onTop++ // lines the write drew, on the top rows still
 		}
 		// The answer is as good as one to a question alone: the next
 		// paint, which corrects the screen, goes at once.
 		f.valid = true
 		return
 	}
-	c.shown.SetCursor(after.Cursor())
-	c.onTop, c.repaint, c.untrusted = 0, true, true
+	v.shown.SetCursor(after.Cursor())
+	v.onTop, v.repaint, v.untrusted = 0, true, true
 }
 
 // feedTop accounts for line feeds that pushed the top k rows of what the

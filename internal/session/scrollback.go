@@ -163,15 +163,22 @@ func (c *client) startScrollback() {
 	if c.scrollSync || c.tr.PeerCaps()&capScrollback == 0 {
 		return
 	}
-	c.scrollSync = true
+	c.view.startScrollback()
 	if !c.cfg.NoInit {
 		c.write([]byte(c.tinfo.ExitCA))
 	}
-	caps := c.display.Caps()
+}
+
+// startScrollback makes the view keep the terminal's scrollback: frames
+// add no lines of their own to it, and show on the alternate screen when
+// the server's do.
+func (v *view) startScrollback() {
+	v.scrollSync = true
+	caps := v.display.Caps()
 	caps.KeepHistory = true
 	caps.Ext |= vt.CapAltScreen
-	c.display = vt.NewDisplay(caps)
-	c.shown, c.repaint = nil, true
+	v.display = vt.NewDisplay(caps)
+	v.shown, v.repaint = nil, true
 }
 
 // recentLines is how many of the newest lines pushed into the terminal's
