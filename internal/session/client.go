@@ -16,6 +16,7 @@ import (
 	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/terminfo"
+	"github.com/gosh-term/gosh/internal/termview"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -175,7 +176,7 @@ type client struct {
 	tr        *ssp.Transport[*statesync.UserStream, *statesync.Complete]
 	term      Terminal
 	tinfo     *terminfo.Terminal
-	view      // what the user's terminal shows (view.go)
+	view      *termview.View // what the user's terminal shows
 	predict   Predictor
 	notify    *notifier
 	escape    escapeFilter
@@ -214,7 +215,6 @@ func newClient(cfg ClientConfig) (*client, error) {
 	logf := cfg.Logf
 	c := &client{cfg: cfg, logf: logf, term: cfg.Terminal, predict: cfg.Predict, start: time.Now(),
 		conn: cfg.Conn, input: cfg.Terminal.Input(), signals: cfg.Signals, tinfo: cfg.TermInfo}
-	c.view.logf, c.view.scrollPushed = logf, cfg.ScrollPushed
 	if c.predict == nil {
 		c.predict = noPredictor{}
 	}
@@ -224,22 +224,21 @@ func newClient(cfg ClientConfig) (*client, error) {
 	caps := vt.XtermDisplayCaps()
 	caps.ECH, caps.BCE = c.tinfo.ECH, c.tinfo.BCE
 	caps.Titles = titlesSupported(c.tinfo.Names)
-	c.display = vt.NewDisplay(caps)
 	key := parseEscapeKey(cfg.EscapeKey, cfg.EscapeKeySet)
 	c.escape = escapeFilter{key: key}
 	c.notify = newNotifier(c.start, key.quitHint())
 	c.fb = newFallback(cfg.Transport, cfg.DialRelay != nil, c.start)
 	c.relayCh = make(chan relayResult, 1)
 	c.asks = make(chan *ask)
-	c.cols, c.rows = c.term.Size()
-	c.sizeCols, c.sizeRows = c.cols, c.rows
+	cols, rows := c.term.Size()
+	c.view = termview.New(termview.Config{Caps: caps, Cols: cols, Rows: rows,
+		HistNext: cfg.ResumeFrom, ScrollPushed: cfg.ScrollPushed, Logf: logf})
 
 	var err error
-	remote := statesync.NewComplete(c.cols, c.rows)
+	remote := statesync.NewComplete(cols, rows)
 	if cfg.Epoch > 0 {
 		_, remote = epochStatesClient()
 	}
-	c.histNext = cfg.ResumeFrom
 	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession | capStream
 	if cfg.stock {
 		localCaps = 0
@@ -264,7 +263,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
-	c.tr.Current().PushResize(c.cols, c.rows)
+	c.tr.Current().PushResize(cols, rows)
 	if err := c.term.MakeRaw(); err != nil {
 		return nil, fmt.Errorf("session: raw mode: %w", err)
 	}
@@ -295,14 +294,14 @@ func (c *client) init() {
 	}
 	b = append(b, "\x1b[?1h"...)
 	c.write(b)
-	c.shown, c.repaint = nil, true
+	c.view.Reset()
 	c.resetDone = false
 }
 
 // altScreen reports whether the session uses the terminal's alternate
 // screen: unless NoInit, or the terminal keeps the session's scrollback
 // on its primary screen.
-func (c *client) altScreen() bool { return !c.cfg.NoInit && !c.scrollSync }
+func (c *client) altScreen() bool { return !c.cfg.NoInit && !c.view.KeepsScrollback() }
 
 // deinitModes resets every mode the session may have mirrored onto the
 // user's terminal: cursor keys, rendition, cursor visibility and shape,
@@ -317,9 +316,7 @@ func (c *client) deinit() {
 	}
 	c.resetDone = true
 	b := []byte(deinitModes)
-	if c.scrollSync && c.termAlt() {
-		b = c.leaveAltForGood(b)
-	}
+	b = c.view.End(b)
 	if c.altScreen() {
 		b = append(b, c.tinfo.ExitCA...)
 	}
@@ -576,7 +573,7 @@ func (c *client) deadline(now time.Time) wake {
 	// typed bytes, or for its deadline. What only a paint acts on (the
 	// bar, the predictions, the parked cursor) waits with them: a
 	// deadline of theirs already past would make the loop spin.
-	t, hold := c.view.deadline(now)
+	t, hold := c.view.Deadline(now)
 	w.add(t)
 	if !hold {
 		w.add(c.notify.NextDeadline(now))
@@ -821,7 +818,7 @@ func (c *client) typed(now time.Time, b []byte) {
 			}
 			c.keysShown = c.keysShown && shown
 			if containsByte(send, 0x0c) { // Ctrl-L also repaints locally
-				c.repaint = true
+				c.view.Repaint()
 			}
 			c.keys = append(c.keys, send...)
 		}
@@ -860,24 +857,6 @@ func (c *client) quit(now time.Time, why string) {
 	}
 }
 
-// resized takes a new window size from the terminal (view.resized), and
-// sends it to the server if it is a new size to paint.
-func (c *client) resized(now time.Time) {
-	cols, rows := c.term.Size()
-	if c.view.resized(now, cols, rows) {
-		c.sized()
-	}
-}
-
-// sized sends the view's new size to the server; predictions made for
-// the old one go.
-func (c *client) sized() {
-	if !c.tr.ShutdownInProgress() {
-		c.tr.Current().PushResize(c.cols, c.rows)
-	}
-	c.predict.Reset()
-}
-
 // suspend stops the client (Ctrl-^ Ctrl-Z) with the terminal restored, and
 // takes it back when resumed.
 func (c *client) suspend() {
@@ -903,13 +882,13 @@ func (c *client) paint(now time.Time, final bool) {
 	if c.fenceWait(now) && !final {
 		return
 	}
-	if c.scrollSync && !final {
+	if c.view.KeepsScrollback() && !final {
 		// A resize whose signal is still on its way: a frame painted at
 		// the old size would be cut or scroll.
 		c.resized(now)
 	}
 	remote := c.tr.Remote()
-	frame := c.view.frame(now, remote, final)
+	frame := c.view.Frame(now, remote, final)
 	if !final {
 		c.predict.Cull(now, remote.Framebuffer(), c.link())
 		c.predict.Apply(frame)
@@ -922,49 +901,7 @@ func (c *client) paint(now time.Time, final bool) {
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
 	}
-	c.write(c.view.paint(now, frame, remote, final))
-}
-
-// pushQueue appends to c.out the bytes that move the queue's lines into
-// the terminal's scrollback, and returns how many it pushed with line
-// feeds before it drew anything, and where in c.out those end. While the
-// terminal answers queries, a write pushes only lines an earlier write
-// drew on its top rows (or that showed there already):
-// should the terminal have resized just before, its line feeds push its
-// top rows as they are then, which the answer lets the client know, while
-// lines drawn and pushed in one write would be pushed twice. So when lines
-// have to be drawn, the write ends with them (drawn), and the frame waits
-// for the next.
-func (v *view) pushQueue(final bool) (fed, feeds int, drawn bool) {
-	asking := !final && !v.fenced.mute
-	feeds = len(v.out)
-	for len(v.queue) > 0 {
-		if v.onTop == 0 {
-			shown := v.shown
-			if v.repaint {
-				shown = nil
-			}
-			n := len(v.out)
-			v.out, v.shown, v.onTop = v.drawLines(shown, asking)
-			v.repaint = false
-			if len(v.out) > n && asking {
-				return fed, feeds, true
-			}
-		}
-		if v.shown.Width() != v.cols || v.shown.Height() != v.rows {
-			v.onTop, v.repaint = 0, true // drawn again at the size it is now
-			continue
-		}
-		v.out, v.shown = v.display.FeedLines(v.out, v.shown, v.onTop)
-		v.remember(v.queue[:v.onTop])
-		if v.onTop > 0 {
-			v.pushedTo(v.queue[v.onTop-1].Line + 1) // written below, before the loop waits
-		}
-		fed += v.onTop
-		v.queue, v.onTop = v.queue[v.onTop:], 0
-		feeds = len(v.out)
-	}
-	return fed, feeds, false
+	c.write(c.view.Paint(now, frame, remote, final))
 }
 
 // noPredictor predicts nothing.

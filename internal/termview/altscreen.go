@@ -1,4 +1,4 @@
-package session
+package termview
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // because the program draws on the terminal's alternate screen, which
 // keeps no scrollback. So the server tells a gosh client which screen it
 // shows (vt.CapAltScreen), and the client switches its terminal with it:
-// c.primary keeps what it knew of the primary screen behind, and on the
+// v.primary keeps what it knew of the primary screen behind, and on the
 // way back the terminal's answer says what the resizes meanwhile did to
 // it.
 //
@@ -46,7 +46,7 @@ import (
 // shrinking its primary screen keeps the cursor's row, so with the cursor
 // on the top row it deletes rows at the bottom and pushes none into the
 // scrollback, whatever the program on the alternate screen does.
-func (v *view) homePrimary() {
+func (v *View) homePrimary() {
 	if v.shown != nil {
 		shown := v.shown.Clone()
 		shown.SetCursor(0, 0)
@@ -57,7 +57,7 @@ func (v *view) homePrimary() {
 
 // termAlt reports whether the terminal shows its alternate screen, as far
 // as the client knows.
-func (v *view) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScreen }
+func (v *View) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScreen }
 
 // leaveAlt switches the terminal back to its primary screen before the
 // client paints there: when the server's screen left its alternate one,
@@ -73,7 +73,7 @@ func (v *view) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScre
 // shows a terminal that ignored 1049 (oneScreen). A terminal that
 // answers no queries has every row drawn again, with the cursor home
 // whichever screen it shows.
-func (v *view) leaveAlt(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) []byte {
+func (v *View) leaveAlt(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) []byte {
 	if !v.scrollSync || !v.termAlt() {
 		return nil
 	}
@@ -113,7 +113,7 @@ const altProbe = "\x1b[H\x1b[?1049h" + offFirstColumn + "\x1b[?1049l\x1b[6n"
 // alternate screen, whether it has one: it asks where the cursor is and
 // the screen's size, as askFirst does, and then runs altProbe. It returns the
 // queries if it asked: the paint then waits for the answers.
-func (v *view) probeAlt(now time.Time, frame *vt.Framebuffer) []byte {
+func (v *View) probeAlt(now time.Time, frame *vt.Framebuffer) []byte {
 	f := &v.fenced
 	if !v.scrollSync || f.mute || f.probed || v.shown == nil || !frame.Modes().AltScreen || v.termAlt() {
 		return nil
@@ -125,7 +125,7 @@ func (v *view) probeAlt(now time.Time, frame *vt.Framebuffer) []byte {
 
 // probedAlt takes the answer to altProbe, once the answer to the query
 // before it has been accounted for: the cursor is at rep, on the top row.
-func (v *view) probedAlt(rep cprReport) {
+func (v *View) probedAlt(rep cprReport) {
 	if rep.col != 0 {
 		v.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
 		v.fenced.single = true
@@ -139,11 +139,11 @@ func (v *view) probedAlt(rep cprReport) {
 
 // enterAlt starts a write that draws frame, if frame shows on the
 // alternate screen and the display is to switch to it (it does so for a
-// frame drawn whole): the cursor goes home first, where 1049 saves it.
+// Frame drawn whole): the cursor goes home first, where 1049 saves it.
 // On the way back the cursor is restored there (leaveAlt) if the
 // terminal honoured 1049; xterm saves it again when it is switched while
 // on the alternate screen already.
-func (v *view) enterAlt(frame *vt.Framebuffer) {
+func (v *View) enterAlt(frame *vt.Framebuffer) {
 	switch {
 	case !frame.Modes().AltScreen:
 	case !v.termAlt():
@@ -160,7 +160,7 @@ func (v *view) enterAlt(frame *vt.Framebuffer) {
 // w×h, and not the primary screen's rows the client had kept. It is no
 // scrollback of the session's, so the client draws every row again,
 // from what it knows the terminal shows.
-func (v *view) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
+func (v *View) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
 	v.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
 	v.fenced.single = true
 	shown := alt.Clone()
@@ -176,7 +176,7 @@ func (v *view) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
 // primary screen as the session ends or stops, with the cursor on the
 // last row that shows anything (the cursor 1049 restores is home): what
 // is written next goes below it.
-func (v *view) leaveAltForGood(b []byte) []byte {
+func (v *View) leaveAltForGood(b []byte) []byte {
 	b = append(b, "\x1b[?1049l"...)
 	y := vt.MaxRows // unknown: the bottom row
 	if p := v.primary.shown; p != nil {
@@ -196,7 +196,7 @@ func (v *view) leaveAltForGood(b []byte) []byte {
 // rows at the bottom and pushes none into the scrollback; a growth is
 // taken to add rows at the bottom, as the server's screen does: that is
 // vt.Framebuffer.Resize.
-func (v *view) altResized(cols, rows int) {
+func (v *View) altResized(cols, rows int) {
 	if p := v.primary.shown; p != nil {
 		shown := p.Clone()
 		shown.Resize(cols, rows)

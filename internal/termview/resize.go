@@ -1,4 +1,4 @@
-package session
+package termview
 
 import (
 	"time"
@@ -75,11 +75,11 @@ type termSnap struct {
 }
 
 // snapshot returns what the view knows of its terminal now.
-func (v *view) snapshot() termSnap { return v.termSnap }
+func (v *View) snapshot() termSnap { return v.termSnap }
 
 // restore goes back to what the view knew at s, before a write that
 // turned out to land on moved rows.
-func (v *view) restore(s termSnap) {
+func (v *View) restore(s termSnap) {
 	recent := v.recent[:min(len(s.recent), len(v.recent))]
 	v.termSnap = s
 	v.recent = recent
@@ -91,7 +91,7 @@ func (v *view) restore(s termSnap) {
 // to write if it asked: the paint then waits for the answer. If it found
 // that painting frame would write nothing, it returns the frame as
 // painted (idle), so that the paint is not worked out twice.
-func (v *view) askFirst(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) (ask []byte, idle *vt.Framebuffer) {
+func (v *View) askFirst(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) (ask []byte, idle *vt.Framebuffer) {
 	f := &v.fenced
 	if !v.scrollSync || f.mute || f.valid || v.shown == nil {
 		return nil, nil
@@ -104,11 +104,11 @@ func (v *view) askFirst(now time.Time, frame *vt.Framebuffer, remote *statesync.
 	return []byte(cprQuery), nil
 }
 
-// fence prefixes the write in c.out with a query, for a client that keeps
+// fence prefixes the write in v.out with a query, for a client that keeps
 // the scrollback of a terminal that answers: before is what the client
 // knew of the terminal before the write, which pushed fed lines with line
-// feeds first, ending at c.out[feeds], and drew after them if it goes on.
-func (v *view) fence(now time.Time, before termSnap, fed, feeds int) {
+// feeds first, ending at v.out[feeds], and drew after them if it goes on.
+func (v *View) fence(now time.Time, before termSnap, fed, feeds int) {
 	f := &v.fenced
 	f.drawing = append(f.drawing[:0], v.out[feeds:]...)
 	v.out = append(v.out, cprQuery...)
@@ -123,7 +123,7 @@ func (v *view) fence(now time.Time, before termSnap, fed, feeds int) {
 
 // wouldPaint reports whether painting frame would write to the terminal;
 // if not, also what the client then knows the terminal shows.
-func (v *view) wouldPaint(frame *vt.Framebuffer, remote *statesync.Complete) (bool, *vt.Framebuffer) {
+func (v *View) wouldPaint(frame *vt.Framebuffer, remote *statesync.Complete) (bool, *vt.Framebuffer) {
 	if v.repaint || len(v.queue) > 0 || remote.ScrollTotal() > v.scrollPos {
 		return true, nil
 	}
@@ -136,20 +136,10 @@ func (v *view) wouldPaint(frame *vt.Framebuffer, remote *statesync.Complete) (bo
 	return false, fit
 }
 
-// fenceWait reports whether painting waits for the terminal's answer. A
-// wait that took too long ends it, and the asking.
-func (c *client) fenceWait(now time.Time) bool {
-	wait, typed := c.view.fenceWait(now)
-	if len(typed) > 0 {
-		c.typed(now, typed)
-	}
-	return wait
-}
-
-// fenceWait reports whether painting waits for the terminal's answer. A
+// FenceWait reports whether painting waits for the terminal's answer. A
 // wait that took too long ends it, and the asking; the bytes held as the
 // start of an answer are then typed ones, returned.
-func (v *view) fenceWait(now time.Time) (wait bool, typed []byte) {
+func (v *View) FenceWait(now time.Time) (wait bool, typed []byte) {
 	f := &v.fenced
 	if f.pending && !now.Before(f.deadline) {
 		v.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
@@ -164,23 +154,11 @@ func (v *view) fenceWait(now time.Time) (wait bool, typed []byte) {
 	return f.pending, typed
 }
 
-// takeReports takes the terminal's answers out of typed bytes while one
-// is awaited, and accounts for what they show: a size the terminal
-// answered is sent to the server.
-func (c *client) takeReports(now time.Time, b []byte) []byte {
-	cols, rows := c.cols, c.rows
-	keys := c.view.takeReports(now, b)
-	if c.cols != cols || c.rows != rows {
-		c.sized()
-	}
-	return keys
-}
-
-// takeReports takes the terminal's answers out of typed bytes while one
+// TakeReports takes the terminal's answers out of typed bytes while one
 // is awaited, and accounts for what they show. A query is answered at
 // most once per call (the next is asked after), so the painting size
 // changes at most once.
-func (v *view) takeReports(now time.Time, b []byte) []byte {
+func (v *View) TakeReports(now time.Time, b []byte) []byte {
 	f := &v.fenced
 	if !f.pending && len(f.cpr.held) == 0 {
 		return b
@@ -210,7 +188,7 @@ func (v *view) takeReports(now time.Time, b []byte) []byte {
 
 // answered accounts for the terminal's answer to the query: when it read
 // it, its cursor was at (x, y) on a w×h screen.
-func (v *view) answered(now time.Time, x, y, w, h int) {
+func (v *View) answered(now time.Time, x, y, w, h int) {
 	f := &v.fenced
 	b := f.before
 	v.setSize(w, h)
@@ -284,7 +262,7 @@ func (v *view) answered(now time.Time, x, y, w, h int) {
 
 // feedTop accounts for line feeds that pushed the top k rows of what the
 // terminal shows into its scrollback.
-func (v *view) feedTop(k int) {
+func (v *View) feedTop(k int) {
 	if k <= 0 {
 		return
 	}
@@ -303,7 +281,7 @@ func (v *view) feedTop(k int) {
 //
 // Rows a write drew on moved rows (untrusted) are not known: they are not
 // skipped, lest a line be lost for one the terminal did not push.
-func (v *view) tookTop(shown *vt.Framebuffer, k int) {
+func (v *View) tookTop(shown *vt.Framebuffer, k int) {
 	for r := range k {
 		row := shown.Row(r)
 		if v.onTop > 0 || !v.untrusted && len(v.queue) > 0 && v.queue[0].Row(shown.Width()).Text() == row.Text() {
@@ -349,7 +327,7 @@ const writeRoom = 2048 - len(cprQuery) - len("\x1b[999;999H")
 // returns what the terminal shows then (nil: all of frame); the next
 // writes draw the rest. A single row too large for a write is written
 // whole.
-func (v *view) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
+func (v *View) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
 	var below *vt.Framebuffer
 	if s := v.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
 		s.Modes().AltScreen == frame.Modes().AltScreen {
@@ -382,7 +360,7 @@ func (v *view) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte
 // terminal shows (shown, nil if unknown), as vt.Display.DrawLines, in a
 // write of at most writeRoom bytes when asking: fewer lines if a
 // screenful is too large, at least one.
-func (v *view) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
+func (v *View) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
 	n := len(v.out)
 	lines := v.queue
 	for {
