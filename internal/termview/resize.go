@@ -187,7 +187,10 @@ func (v *View) TakeReports(now time.Time, b []byte) []byte {
 }
 
 // answered accounts for the terminal's answer to the query: when it read
-// it, its cursor was at (x, y) on a w×h screen.
+// it, its cursor was at (x, y) on a w×h screen. It is long because it is
+// one case analysis of the answer (a switch back from the alternate
+// screen, a first paint, nothing moved, the alternate screen, a query
+// alone, a write that landed on moved rows), each case short.
 func (v *View) answered(now time.Time, x, y, w, h int) {
 	f := &v.fenced
 	b := f.before
