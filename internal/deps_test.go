@@ -29,6 +29,7 @@ var pureCores = []string{
 	module + "/internal/statesync",
 	module + "/internal/predict",
 	module + "/internal/stream",
+	module + "/internal/termview",
 }
 
 var forbiddenImports = map[string]bool{"net": true, "os": true, "os/exec": true, "syscall": true}
@@ -88,6 +89,7 @@ var layers = map[string]int{
 	"internal/vt/vttest":           1,
 	"internal/ssp":                 2,
 	"internal/sshconfig":           2, // ssh_config, destinations and ssh -o; no I/O of its own
+	"internal/termview":            2, // the client's view of the user's terminal
 	"internal/session":             3,
 	"internal/session/sessiontest": 2,
 	"internal/bootstrap":           3,

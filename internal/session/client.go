@@ -16,6 +16,7 @@ import (
 	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/terminfo"
+	"github.com/gosh-term/gosh/internal/termview"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -175,39 +176,17 @@ type client struct {
 	tr        *ssp.Transport[*statesync.UserStream, *statesync.Complete]
 	term      Terminal
 	tinfo     *terminfo.Terminal
-	display   *vt.Display
-	shown     *vt.Framebuffer // what the user's terminal shows; nil = unknown
-	repaint   bool
+	view      *termview.View // what the user's terminal shows
 	predict   Predictor
 	notify    *notifier
 	escape    escapeFilter
-	out       []byte
-	scratch   []byte // a paint not written (resize.go)
 	keys      []byte // typed input waiting for room in the window
 	keysShown bool   // every byte of keys is a key the prediction engine shows
 	remoteNum uint64
 	connected bool   // a server state has arrived
 	sessionID string // the server's GoshSession, as last taken (sessionid.go)
 	detached  bool   // the terminal went away; leave the session running
-	cols      int
-	rows      int
-	resetDone bool // deinit already ran
-
-	scrollSync bool            // the server sends scrollback lines (scrollback.go)
-	scrollPos  uint64          // the server state's scrollback lines taken
-	histNext   uint64          // the number of the next history line expected
-	pushedPos  uint64          // the last pushedTo
-	recent     []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
-	termHas    []string        // lines the terminal put into its scrollback itself (a resize), to skip
-	queue      []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
-	onTop      int             // how many of them its top rows show
-	untrusted  bool            // shown's rows may not be the terminal's (resize.go)
-	fenced     paintFence      // the terminal's answers (resize.go)
-	primary    termSnap        // the terminal's primary screen while its alternate one shows (altscreen.go)
-	dragUntil  time.Time       // paints park the cursor until then: the window is being resized (resize.go)
-	parked     bool            // this paint parks it
-	sizeCols   int             // the window size the terminal said last (Size)
-	sizeRows   int
+	resetDone bool   // deinit already ran
 
 	chans      *channels                // forwarded connections (channels.go)
 	cstream    *chanStream              // the channels' stream, once the server takes it (stream.go)
@@ -245,22 +224,21 @@ func newClient(cfg ClientConfig) (*client, error) {
 	caps := vt.XtermDisplayCaps()
 	caps.ECH, caps.BCE = c.tinfo.ECH, c.tinfo.BCE
 	caps.Titles = titlesSupported(c.tinfo.Names)
-	c.display = vt.NewDisplay(caps)
 	key := parseEscapeKey(cfg.EscapeKey, cfg.EscapeKeySet)
 	c.escape = escapeFilter{key: key}
 	c.notify = newNotifier(c.start, key.quitHint())
 	c.fb = newFallback(cfg.Transport, cfg.DialRelay != nil, c.start)
 	c.relayCh = make(chan relayResult, 1)
 	c.asks = make(chan *ask)
-	c.cols, c.rows = c.term.Size()
-	c.sizeCols, c.sizeRows = c.cols, c.rows
+	cols, rows := c.term.Size()
+	c.view = termview.New(termview.Config{Caps: caps, Cols: cols, Rows: rows,
+		HistNext: cfg.ResumeFrom, ScrollPushed: cfg.ScrollPushed, Logf: logf})
 
 	var err error
-	remote := statesync.NewComplete(c.cols, c.rows)
+	remote := statesync.NewComplete(cols, rows)
 	if cfg.Epoch > 0 {
 		_, remote = epochStatesClient()
 	}
-	c.histNext = cfg.ResumeFrom
 	localCaps := uint64(goshCaps) | capChannels | capScrollback | capExit | capSession | capStream
 	if cfg.stock {
 		localCaps = 0
@@ -285,7 +263,7 @@ func newClient(cfg ClientConfig) (*client, error) {
 	// The window size is the first event: pushed after the transport took
 	// its empty initial state, so that it is in the first diff (the server
 	// starts at 80×24 and learns the size only from it).
-	c.tr.Current().PushResize(c.cols, c.rows)
+	c.tr.Current().PushResize(cols, rows)
 	if err := c.term.MakeRaw(); err != nil {
 		return nil, fmt.Errorf("session: raw mode: %w", err)
 	}
@@ -316,14 +294,14 @@ func (c *client) init() {
 	}
 	b = append(b, "\x1b[?1h"...)
 	c.write(b)
-	c.shown, c.repaint = nil, true
+	c.view.Reset()
 	c.resetDone = false
 }
 
 // altScreen reports whether the session uses the terminal's alternate
 // screen: unless NoInit, or the terminal keeps the session's scrollback
 // on its primary screen.
-func (c *client) altScreen() bool { return !c.cfg.NoInit && !c.scrollSync }
+func (c *client) altScreen() bool { return !c.cfg.NoInit && !c.view.KeepsScrollback() }
 
 // deinitModes resets every mode the session may have mirrored onto the
 // user's terminal: cursor keys, rendition, cursor visibility and shape,
@@ -338,9 +316,7 @@ func (c *client) deinit() {
 	}
 	c.resetDone = true
 	b := []byte(deinitModes)
-	if c.scrollSync && c.termAlt() {
-		b = c.leaveAltForGood(b)
-	}
+	b = c.view.End(b)
 	if c.altScreen() {
 		b = append(b, c.tinfo.ExitCA...)
 	}
@@ -593,18 +569,15 @@ func (c *client) deadline(now time.Time) wake {
 	if c.cstream != nil {
 		w.add(c.cstream.st.NextDeadline())
 	}
-	if c.fenced.pending {
-		// Paints wait for the terminal's answer, which wakes the loop as
-		// typed bytes, or for its deadline. What only a paint acts on
-		// (the bar, the predictions, the parked cursor) waits with them:
-		// a deadline of theirs already past would make the loop spin.
-		w.add(c.fenced.deadline)
-	} else {
+	// Paints may wait for the terminal's answer, which wakes the loop as
+	// typed bytes, or for its deadline. What only a paint acts on (the
+	// bar, the predictions, the parked cursor) waits with them: a
+	// deadline of theirs already past would make the loop spin.
+	t, hold := c.view.Deadline(now)
+	w.add(t)
+	if !hold {
 		w.add(c.notify.NextDeadline(now))
 		w.add(c.predict.NextDeadline())
-		if c.scrollSync && now.Before(c.dragUntil) {
-			w.add(c.dragUntil) // the cursor goes back
-		}
 	}
 	if !c.connected || c.tr.ShutdownInProgress() {
 		w.add(now.Add(ssp.SendIntervalMax))
@@ -845,7 +818,7 @@ func (c *client) typed(now time.Time, b []byte) {
 			}
 			c.keysShown = c.keysShown && shown
 			if containsByte(send, 0x0c) { // Ctrl-L also repaints locally
-				c.repaint = true
+				c.view.Repaint()
 			}
 			c.keys = append(c.keys, send...)
 		}
@@ -884,41 +857,6 @@ func (c *client) quit(now time.Time, why string) {
 	}
 }
 
-// resized takes a new window size from the terminal. The client keeping
-// the terminal's scrollback asks it, before the next paint, what it did
-// with its rows (resize.go); the size the terminal answers then is taken
-// too (the kernel's may lag), so only a change of the kernel's counts.
-func (c *client) resized(now time.Time) {
-	cols, rows := c.term.Size()
-	if cols == c.sizeCols && rows == c.sizeRows {
-		return
-	}
-	c.sizeCols, c.sizeRows = cols, rows
-	c.dragUntil = now.Add(dragPark)
-	if c.scrollSync && c.fenced.mute {
-		if c.termAlt() {
-			c.altResized(cols, rows)
-		} else {
-			c.termResized(cols, rows)
-		}
-	}
-	c.fenced.valid = false
-	c.setSize(now, cols, rows)
-}
-
-// setSize makes cols×rows the size the client paints and sends.
-func (c *client) setSize(now time.Time, cols, rows int) {
-	if cols == c.cols && rows == c.rows {
-		return
-	}
-	c.cols, c.rows = cols, rows
-	if !c.tr.ShutdownInProgress() {
-		c.tr.Current().PushResize(cols, rows)
-	}
-	c.predict.Reset()
-	c.repaint = true
-}
-
 // suspend stops the client (Ctrl-^ Ctrl-Z) with the terminal restored, and
 // takes it back when resumed.
 func (c *client) suspend() {
@@ -937,30 +875,22 @@ func (c *client) resume() {
 }
 
 // paint draws the newest server screen with the predictions and the
-// notification bar on the user's terminal. final drops the overlays, for
-// the last frame. It is long because it is where a paint's steps are put
-// in order (overlays, the terminal's screens and answers, the scrollback
-// lines, the frame in bands); each step is a function of its own.
+// notification bar on the user's terminal: the view makes a frame of the
+// server's screen, the client draws its overlays on it, and the view
+// works out what to write. final drops the overlays, for the last frame.
 func (c *client) paint(now time.Time, final bool) {
 	if c.fenceWait(now) && !final {
 		return
 	}
-	if c.scrollSync && !final {
+	if c.view.KeepsScrollback() && !final {
 		// A resize whose signal is still on its way: a frame painted at
 		// the old size would be cut or scroll.
 		c.resized(now)
 	}
-	c.parked = c.scrollSync && !final && !c.fenced.mute && now.Before(c.dragUntil)
-	remote := c.tr.Remote().Framebuffer()
-	frame := remote.Clone()
-	if c.scrollSync && c.tr.Remote().ScrollBehind() && !final {
-		frame.MarkAltScreen() // newer than the lines still to come (altscreen.go)
-	}
-	if c.fenced.single {
-		frame.MarkPrimaryScreen() // the terminal has one screen (altscreen.go)
-	}
+	remote := c.tr.Remote()
+	frame := c.view.Frame(now, remote, final)
 	if !final {
-		c.predict.Cull(now, remote, c.link())
+		c.predict.Cull(now, remote.Framebuffer(), c.link())
 		c.predict.Apply(frame)
 		c.notify.Apply(frame, now)
 		if !c.cfg.TitleNoPrefix && frame.TitleSet() {
@@ -970,112 +900,8 @@ func (c *client) paint(now time.Time, final bool) {
 			}
 			frame.SetTitle(icon, "[gosh] "+title)
 		}
-		if c.leaveAlt(now, frame) || c.probeAlt(now, frame) {
-			return
-		}
-		asked, idle := c.askFirst(now, frame)
-		if asked {
-			return
-		}
-		if idle != nil {
-			c.shown = idle // nothing to write
-			return
-		}
 	}
-	c.out = c.out[:0]
-	var before termSnap
-	fed, feeds, drawn := 0, 0, false
-	if c.scrollSync {
-		c.queue = append(c.queue, c.scrollLines(c.tr.Remote())...)
-		c.trimRecent()
-		before = c.snapshot()
-		if c.repaint {
-			c.untrusted = false // the write draws every row
-		}
-		fed, feeds, drawn = c.pushQueue(final)
-		if drawn && c.parked {
-			c.out = append(c.out, parkCursor...)
-			c.shown.SetCursor(0, 0)
-			c.shown.SetCursorVisible(false)
-		}
-		if !drawn {
-			c.fitFrame(frame)
-			c.enterAlt(frame)
-		}
-	}
-	var part *vt.Framebuffer // a band of frame, if that is all the write holds
-	if !drawn {
-		initialized := !c.repaint && c.shown != nil
-		n := len(c.out)
-		c.out = c.display.NewFrame(c.out, initialized, c.shown, frame)
-		if c.scrollSync && !final && !c.fenced.mute && len(c.out) > writeRoom {
-			c.out, part = c.band(c.out[:n], initialized, frame)
-		}
-	}
-	if len(c.out) > 0 {
-		if drew := len(c.out) > feeds; !final && c.scrollSync && !c.fenced.mute {
-			if drew {
-				// Where the cursor is after the write, whatever rows it
-				// landed on: the display may have left it unmoved.
-				x, y := frame.Cursor()
-				if drawn {
-					x, y = c.shown.Cursor()
-				}
-				c.out = fmt.Appendf(c.out, "\x1b[%d;%dH", y+1, x+1)
-			}
-			c.fence(now, before, fed, feeds)
-		}
-		c.write(c.out)
-		c.fenced.valid = false
-	}
-	switch {
-	case part != nil:
-		c.shown, c.repaint = part, false // the rest in the next writes
-	case !drawn:
-		c.shown, c.repaint = frame, false
-	}
-}
-
-// pushQueue appends to c.out the bytes that move the queue's lines into
-// the terminal's scrollback, and returns how many it pushed with line
-// feeds before it drew anything, and where in c.out those end. While the
-// terminal answers queries, a write pushes only lines an earlier write
-// drew on its top rows (or that showed there already):
-// should the terminal have resized just before, its line feeds push its
-// top rows as they are then, which the answer lets the client know, while
-// lines drawn and pushed in one write would be pushed twice. So when lines
-// have to be drawn, the write ends with them (drawn), and the frame waits
-// for the next.
-func (c *client) pushQueue(final bool) (fed, feeds int, drawn bool) {
-	asking := !final && !c.fenced.mute
-	feeds = len(c.out)
-	for len(c.queue) > 0 {
-		if c.onTop == 0 {
-			shown := c.shown
-			if c.repaint {
-				shown = nil
-			}
-			n := len(c.out)
-			c.out, c.shown, c.onTop = c.drawLines(shown, asking)
-			c.repaint = false
-			if len(c.out) > n && asking {
-				return fed, feeds, true
-			}
-		}
-		if c.shown.Width() != c.cols || c.shown.Height() != c.rows {
-			c.onTop, c.repaint = 0, true // drawn again at the size it is now
-			continue
-		}
-		c.out, c.shown = c.display.FeedLines(c.out, c.shown, c.onTop)
-		c.remember(c.queue[:c.onTop])
-		if c.onTop > 0 {
-			c.pushedTo(c.queue[c.onTop-1].Line + 1) // written below, before the loop waits
-		}
-		fed += c.onTop
-		c.queue, c.onTop = c.queue[c.onTop:], 0
-		feeds = len(c.out)
-	}
-	return fed, feeds, false
+	c.write(c.view.Paint(now, frame, remote, final))
 }
 
 // noPredictor predicts nothing.

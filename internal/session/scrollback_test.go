@@ -222,6 +222,27 @@ func TestScrollbackResizes(t *testing.T) {
 	}
 }
 
+// TestScrollbackWidths: the window changes width while output runs (it
+// was cmd/gosh's tmux test TestE2EScrollbackResize): the lines still
+// arrive in order, each once.
+func TestScrollbackWidths(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t)
+		r.quiet = !testing.Verbose()
+		r.start()
+		r.waitScreen(ready, 2*time.Second)
+		r.term.Type("slowseq 3000\r")
+		for _, cols := range []int{100, 70} {
+			time.Sleep(5 * time.Second) // a line every 5 ms: a third of them each
+			r.term.SetSize(cols, 24)
+			r.cliSig <- session.SignalResize
+		}
+		r.waitPrompt("3000", 60*time.Second)
+		time.Sleep(5 * time.Second)
+		wantLines(t, r.term, 3000)
+	})
+}
+
 // TestScrollbackAltScreen: the window shrinks and grows while a
 // full-screen program shows. The client mirrors the server's alternate
 // screen onto the terminal's, so none of the program's rows reach the

@@ -1,8 +1,9 @@
-package session
+package termview
 
 import (
 	"time"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -58,59 +59,61 @@ type paintFence struct {
 
 // termSnap is what the client knows of its terminal at one moment: what
 // its screen shows (shown), the lines still to go into its scrollback
-// (queue, the first onTop of them on its top rows) and how many lines of
-// its scrollback the client remembers (recent).
+// (queue, the first onTop of them on its top rows), the newest lines of
+// its scrollback the client remembers (recent) and the lines the terminal
+// pushed itself that the server will send (termHas). A snapshot is a copy
+// of it: the slices in it are resliced or appended to, never changed
+// within their length, except recent, which trimRecent shifts in place
+// before a write, so of recent restore takes only the snapshot's length.
 type termSnap struct {
-	shown     *vt.Framebuffer
-	untrusted bool
-	queue     []vt.ScrollLine
-	onTop     int
-	recent    int
-	termHas   []string
+	shown     *vt.Framebuffer // what the user's terminal shows; nil = unknown
+	untrusted bool            // shown's rows may not be the terminal's (resize.go)
+	queue     []vt.ScrollLine // lines to put into the terminal's scrollback, oldest first
+	onTop     int             // how many of them its top rows show
+	recent    []vt.ScrollLine // the newest lines in the terminal's scrollback, oldest first
+	termHas   []string        // lines the terminal put into its scrollback itself (a resize), to skip
 }
 
-// snapshot returns what the client knows of its terminal now.
-func (c *client) snapshot() termSnap {
-	return termSnap{shown: c.shown, untrusted: c.untrusted, queue: c.queue, onTop: c.onTop, recent: len(c.recent), termHas: c.termHas}
-}
+// snapshot returns what the view knows of its terminal now.
+func (v *View) snapshot() termSnap { return v.termSnap }
 
-// restore goes back to what the client knew at s, before a write that
+// restore goes back to what the view knew at s, before a write that
 // turned out to land on moved rows.
-func (c *client) restore(s termSnap) {
-	c.shown, c.untrusted, c.queue, c.onTop, c.termHas = s.shown, s.untrusted, s.queue, s.onTop, s.termHas
-	c.recent = c.recent[:min(s.recent, len(c.recent))]
+func (v *View) restore(s termSnap) {
+	recent := v.recent[:min(len(s.recent), len(v.recent))]
+	v.termSnap = s
+	v.recent = recent
 }
 
 // askFirst asks the terminal where its cursor is, if the client keeps the
-// terminal's scrollback and is about to paint frame without having asked
-// since the last write. It reports whether it asked: the paint then waits
-// for the answer. If it found that painting frame would write nothing, it
-// returns the frame as painted (idle), so that the paint is not worked
-// out twice.
-func (c *client) askFirst(now time.Time, frame *vt.Framebuffer) (asked bool, idle *vt.Framebuffer) {
-	f := &c.fenced
-	if !c.scrollSync || f.mute || f.valid || c.shown == nil {
-		return false, nil
+// terminal's scrollback and is about to paint frame of the server's state
+// remote without having asked since the last write. It returns the query
+// to write if it asked: the paint then waits for the answer. If it found
+// that painting frame would write nothing, it returns the frame as
+// painted (idle), so that the paint is not worked out twice.
+func (v *View) askFirst(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) (ask []byte, idle *vt.Framebuffer) {
+	f := &v.fenced
+	if !v.scrollSync || f.mute || f.valid || v.shown == nil {
+		return nil, nil
 	}
-	if paint, fit := c.wouldPaint(frame); !paint {
-		return false, fit
+	if paint, fit := v.wouldPaint(frame, remote); !paint {
+		return nil, fit
 	}
-	c.write([]byte(cprQuery))
 	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-	f.before = c.snapshot()
-	return true, nil
+	f.before = v.snapshot()
+	return []byte(cprQuery), nil
 }
 
-// fence prefixes the write in c.out with a query, for a client that keeps
+// fence prefixes the write in v.out with a query, for a client that keeps
 // the scrollback of a terminal that answers: before is what the client
 // knew of the terminal before the write, which pushed fed lines with line
-// feeds first, ending at c.out[feeds], and drew after them if it goes on.
-func (c *client) fence(now time.Time, before termSnap, fed, feeds int) {
-	f := &c.fenced
-	f.drawing = append(f.drawing[:0], c.out[feeds:]...)
-	c.out = append(c.out, cprQuery...)
-	copy(c.out[len(cprQuery):], c.out)
-	copy(c.out, cprQuery)
+// feeds first, ending at v.out[feeds], and drew after them if it goes on.
+func (v *View) fence(now time.Time, before termSnap, fed, feeds int) {
+	f := &v.fenced
+	f.drawing = append(f.drawing[:0], v.out[feeds:]...)
+	v.out = append(v.out, cprQuery...)
+	copy(v.out[len(cprQuery):], v.out)
+	copy(v.out, cprQuery)
 	f.pending, f.painted, f.reps, f.deadline = true, true, f.reps[:0], now.Add(cprWait)
 	f.before, f.fed, f.drew = before, fed, len(f.drawing) > 0
 	if before.shown == nil {
@@ -120,42 +123,43 @@ func (c *client) fence(now time.Time, before termSnap, fed, feeds int) {
 
 // wouldPaint reports whether painting frame would write to the terminal;
 // if not, also what the client then knows the terminal shows.
-func (c *client) wouldPaint(frame *vt.Framebuffer) (bool, *vt.Framebuffer) {
-	if c.repaint || len(c.queue) > 0 || c.tr.Remote().ScrollTotal() > c.scrollPos {
+func (v *View) wouldPaint(frame *vt.Framebuffer, remote *statesync.Complete) (bool, *vt.Framebuffer) {
+	if v.repaint || len(v.queue) > 0 || remote.ScrollTotal() > v.scrollPos {
 		return true, nil
 	}
 	fit := frame.Clone()
-	c.fitFrame(fit)
-	c.scratch = c.display.NewFrame(c.scratch[:0], true, c.shown, fit)
-	if len(c.scratch) > 0 {
+	v.fitFrame(fit)
+	v.scratch = v.display.NewFrame(v.scratch[:0], true, v.shown, fit)
+	if len(v.scratch) > 0 {
 		return true, nil
 	}
 	return false, fit
 }
 
-// fenceWait reports whether painting waits for the terminal's answer. A
-// wait that took too long ends it, and the asking.
-func (c *client) fenceWait(now time.Time) bool {
-	f := &c.fenced
+// FenceWait reports whether painting waits for the terminal's answer. A
+// wait that took too long ends it, and the asking; the bytes held as the
+// start of an answer are then typed ones, returned.
+func (v *View) FenceWait(now time.Time) (wait bool, typed []byte) {
+	f := &v.fenced
 	if f.pending && !now.Before(f.deadline) {
-		c.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
+		v.logf.Printf("the terminal did not report its cursor within %v: resizes follow the terminals' rule", cprWait)
 		if f.leaving != nil {
 			// Which screen it shows is not known: every row is drawn.
-			c.repaint = true
+			v.repaint = true
 		}
 		f.pending, f.mute, f.reps, f.probing, f.leaving = false, true, f.reps[:0], false, nil
 		f.before = termSnap{}
-		if b := f.cpr.flush(); len(b) > 0 {
-			c.typed(now, b)
-		}
+		typed = f.cpr.flush()
 	}
-	return f.pending
+	return f.pending, typed
 }
 
-// takeReports takes the terminal's answers out of typed bytes while one
-// is awaited, and accounts for what they show.
-func (c *client) takeReports(now time.Time, b []byte) []byte {
-	f := &c.fenced
+// TakeReports takes the terminal's answers out of typed bytes while one
+// is awaited, and accounts for what they show. A query is answered at
+// most once per call (the next is asked after), so the painting size
+// changes at most once.
+func (v *View) TakeReports(now time.Time, b []byte) []byte {
+	f := &v.fenced
 	if !f.pending && len(f.cpr.held) == 0 {
 		return b
 	}
@@ -169,10 +173,10 @@ func (c *client) takeReports(now time.Time, b []byte) []byte {
 		}
 		at, size := f.reps[0], f.reps[1]
 		f.pending, f.valid = false, !f.painted
-		c.answered(now, at.col, at.row, size.col+1, size.row+1)
+		v.answered(now, at.col, at.row, size.col+1, size.row+1)
 		if f.probing {
 			f.probing = false
-			c.probedAlt(f.reps[2])
+			v.probedAlt(f.reps[2])
 		}
 		f.reps, f.before = f.reps[:0], termSnap{}
 	}
@@ -183,25 +187,28 @@ func (c *client) takeReports(now time.Time, b []byte) []byte {
 }
 
 // answered accounts for the terminal's answer to the query: when it read
-// it, its cursor was at (x, y) on a w×h screen.
-func (c *client) answered(now time.Time, x, y, w, h int) {
-	f := &c.fenced
+// it, its cursor was at (x, y) on a w×h screen. It is long because it is
+// one case analysis of the answer (a switch back from the alternate
+// screen, a first paint, nothing moved, the alternate screen, a query
+// alone, a write that landed on moved rows), each case short.
+func (v *View) answered(now time.Time, x, y, w, h int) {
+	f := &v.fenced
 	b := f.before
-	c.setSize(now, w, h)
+	v.setSize(w, h)
 	if alt := f.leaving; alt != nil {
 		f.leaving = nil
 		if x != 0 { // the cursor 1049 saved, home, was not restored
-			c.oneScreen(alt, x, y, w, h)
+			v.oneScreen(alt, x, y, w, h)
 			return
 		}
 	}
 	if f.unsure {
 		// Only a query alone says where the cursor is now.
-		if !f.painted && c.shown != nil {
-			shown := c.shown.Clone()
+		if !f.painted && v.shown != nil {
+			shown := v.shown.Clone()
 			shown.Resize(w, h)
 			shown.SetCursor(x, y)
-			c.shown, f.unsure = shown, false
+			v.shown, f.unsure = shown, false
 		}
 		return
 	}
@@ -210,14 +217,14 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 		return // as the client knew
 	}
 	if w != b.shown.Width() || h != b.shown.Height() {
-		c.dragUntil = now.Add(dragPark)
+		v.dragUntil = now.Add(dragPark)
 	}
 	if b.shown.Modes().AltScreen {
-		c.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
+		v.repaint = true // the alternate screen keeps no scrollback: what moved is drawn again
 		return
 	}
 	if !f.painted {
-		c.termMoved(y-by, w, h)
+		v.termMoved(y-by, w, h)
 		return
 	}
 	// The write landed on moved rows. What it pushed is known: the rows
@@ -226,48 +233,48 @@ func (c *client) answered(now time.Time, x, y, w, h int) {
 	// it scrolled rows off (a narrower screen wrapped them): those rows are
 	// not known, and are drawn again; they are where the write put them,
 	// its last move having been absolute, as the cursor is.
-	c.logf.Printf("the terminal resized under a write: its rows moved by %d", y-by)
-	after := c.shown
-	c.restore(b)
-	c.termMoved(y-by, w, h)
-	c.feedTop(f.fed)
+	v.logf.Printf("the terminal resized under a write: its rows moved by %d", y-by)
+	after := v.shown
+	v.restore(b)
+	v.termMoved(y-by, w, h)
+	v.feedTop(f.fed)
 	if after.Modes().AltScreen {
 		// The write went on to the alternate screen, after its line
 		// feeds: behind it the primary screen is as the client knows it
 		// now, and the alternate one is drawn again.
-		c.homePrimary()
-		c.shown, c.repaint = after, true
+		v.homePrimary()
+		v.shown, v.repaint = after, true
 		return
 	}
 	if !f.drew {
 		return
 	}
-	if shown, pushed := vt.Replay(c.shown, f.drawing); pushed == 0 {
-		c.shown, c.onTop, c.repaint = shown, 0, true
-		for c.onTop < min(len(c.queue), shown.Height()) && shown.Row(c.onTop).Text() == c.queue[c.onTop].Row(shown.Width()).Text() {
-			c.onTop++ // lines the write drew, on the top rows still
+	if shown, pushed := vt.Replay(v.shown, f.drawing); pushed == 0 {
+		v.shown, v.onTop, v.repaint = shown, 0, true
+		for v.onTop < min(len(v.queue), shown.Height()) && shown.Row(v.onTop).Text() == v.queue[v.onTop].Row(shown.Width()).Text() {
+			v.onTop++ // lines the write drew, on the top rows still
 		}
 		// The answer is as good as one to a question alone: the next
 		// paint, which corrects the screen, goes at once.
 		f.valid = true
 		return
 	}
-	c.shown.SetCursor(after.Cursor())
-	c.onTop, c.repaint, c.untrusted = 0, true, true
+	v.shown.SetCursor(after.Cursor())
+	v.onTop, v.repaint, v.untrusted = 0, true, true
 }
 
 // feedTop accounts for line feeds that pushed the top k rows of what the
 // terminal shows into its scrollback.
-func (c *client) feedTop(k int) {
+func (v *View) feedTop(k int) {
 	if k <= 0 {
 		return
 	}
-	shown := c.shown.Clone()
+	shown := v.shown.Clone()
 	k = min(k, shown.Height())
-	c.tookTop(shown, k)
+	v.tookTop(shown, k)
 	shown.DropTop(k)
 	shown.SetCursor(0, shown.Height()-1)
-	c.shown = shown
+	v.shown = shown
 }
 
 // tookTop accounts for the terminal moving the top k rows of shown into
@@ -277,19 +284,19 @@ func (c *client) feedTop(k int) {
 //
 // Rows a write drew on moved rows (untrusted) are not known: they are not
 // skipped, lest a line be lost for one the terminal did not push.
-func (c *client) tookTop(shown *vt.Framebuffer, k int) {
+func (v *View) tookTop(shown *vt.Framebuffer, k int) {
 	for r := range k {
 		row := shown.Row(r)
-		if c.onTop > 0 || !c.untrusted && len(c.queue) > 0 && c.queue[0].Row(shown.Width()).Text() == row.Text() {
-			c.remember(c.queue[:1])
-			c.pushedTo(c.queue[0].Line + 1)
-			c.queue, c.onTop = c.queue[1:], max(c.onTop-1, 0)
+		if v.onTop > 0 || !v.untrusted && len(v.queue) > 0 && v.queue[0].Row(shown.Width()).Text() == row.Text() {
+			v.remember(v.queue[:1])
+			v.pushedTo(v.queue[0].Line + 1)
+			v.queue, v.onTop = v.queue[1:], max(v.onTop-1, 0)
 			continue
 		}
-		if !c.untrusted {
-			c.termHas = append(c.termHas, row.Text())
+		if !v.untrusted {
+			v.termHas = append(v.termHas, row.Text())
 		}
-		c.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
+		v.remember([]vt.ScrollLine{vt.LineOf(row, 0)})
 	}
 }
 
@@ -323,9 +330,9 @@ const writeRoom = 2048 - len(cprQuery) - len("\x1b[999;999H")
 // returns what the terminal shows then (nil: all of frame); the next
 // writes draw the rest. A single row too large for a write is written
 // whole.
-func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
+func (v *View) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]byte, *vt.Framebuffer) {
 	var below *vt.Framebuffer
-	if s := c.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
+	if s := v.shown; initialized && s.Width() == frame.Width() && s.Height() == frame.Height() &&
 		s.Modes().AltScreen == frame.Modes().AltScreen {
 		below = s
 	}
@@ -336,7 +343,7 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 	for lo <= hi {
 		k := (lo + hi) / 2
 		part := frame.WithRowsBelow(k, below)
-		b := c.display.NewFrame(nil, initialized, c.shown, part)
+		b := v.display.NewFrame(nil, initialized, v.shown, part)
 		if len(b) > room && k > 1 {
 			hi = k - 1
 			continue
@@ -347,7 +354,7 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 		}
 	}
 	if best == nil { // a screen of one row
-		return c.display.NewFrame(out, initialized, c.shown, frame), nil
+		return v.display.NewFrame(out, initialized, v.shown, frame), nil
 	}
 	return append(out, bestOut...), best
 }
@@ -356,11 +363,11 @@ func (c *client) band(out []byte, initialized bool, frame *vt.Framebuffer) ([]by
 // terminal shows (shown, nil if unknown), as vt.Display.DrawLines, in a
 // write of at most writeRoom bytes when asking: fewer lines if a
 // screenful is too large, at least one.
-func (c *client) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
-	n := len(c.out)
-	lines := c.queue
+func (v *View) drawLines(shown *vt.Framebuffer, asking bool) ([]byte, *vt.Framebuffer, int) {
+	n := len(v.out)
+	lines := v.queue
 	for {
-		out, drawn, k := c.display.DrawLines(c.out[:n], shown, c.cols, c.rows, lines)
+		out, drawn, k := v.display.DrawLines(v.out[:n], shown, v.cols, v.rows, lines)
 		if !asking || len(out) <= writeRoom || k <= 1 {
 			return out, drawn, k
 		}

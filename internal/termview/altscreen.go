@@ -1,10 +1,11 @@
-package session
+package termview
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/vt"
 )
 
@@ -15,7 +16,7 @@ import (
 // because the program draws on the terminal's alternate screen, which
 // keeps no scrollback. So the server tells a gosh client which screen it
 // shows (vt.CapAltScreen), and the client switches its terminal with it:
-// c.primary keeps what it knew of the primary screen behind, and on the
+// v.primary keeps what it knew of the primary screen behind, and on the
 // way back the terminal's answer says what the resizes meanwhile did to
 // it.
 //
@@ -45,18 +46,18 @@ import (
 // shrinking its primary screen keeps the cursor's row, so with the cursor
 // on the top row it deletes rows at the bottom and pushes none into the
 // scrollback, whatever the program on the alternate screen does.
-func (c *client) homePrimary() {
-	if c.shown != nil {
-		shown := c.shown.Clone()
+func (v *View) homePrimary() {
+	if v.shown != nil {
+		shown := v.shown.Clone()
 		shown.SetCursor(0, 0)
-		c.shown = shown
+		v.shown = shown
 	}
-	c.primary = c.snapshot()
+	v.primary = v.snapshot()
 }
 
 // termAlt reports whether the terminal shows its alternate screen, as far
 // as the client knows.
-func (c *client) termAlt() bool { return c.shown != nil && c.shown.Modes().AltScreen }
+func (v *View) termAlt() bool { return v.shown != nil && v.shown.Modes().AltScreen }
 
 // leaveAlt switches the terminal back to its primary screen before the
 // client paints there: when the server's screen left its alternate one,
@@ -65,40 +66,39 @@ func (c *client) termAlt() bool { return c.shown != nil && c.shown.Modes().AltSc
 // where the cursor is then, as a paint's query does: resizes while the
 // alternate screen showed may have moved rows of the primary one, and
 // terminals move them, at the latest when they switch back, as for a
-// resize of the primary screen. It reports whether it wrote: the paint
-// then waits for the answer.
+// resize of the primary screen. It returns what to write, if anything:
+// the paint then waits for the answer.
 //
 // It moves the cursor off the first column first, and an answer there
 // shows a terminal that ignored 1049 (oneScreen). A terminal that
 // answers no queries has every row drawn again, with the cursor home
 // whichever screen it shows.
-func (c *client) leaveAlt(now time.Time, frame *vt.Framebuffer) bool {
-	if !c.scrollSync || !c.termAlt() {
-		return false
+func (v *View) leaveAlt(now time.Time, frame *vt.Framebuffer, remote *statesync.Complete) []byte {
+	if !v.scrollSync || !v.termAlt() {
+		return nil
 	}
-	if frame.Modes().AltScreen && len(c.queue) == 0 && c.tr.Remote().ScrollTotal() <= c.scrollPos {
-		return false
+	if frame.Modes().AltScreen && len(v.queue) == 0 && remote.ScrollTotal() <= v.scrollPos {
+		return nil
 	}
 	b := []byte("\x1b[?1049l")
-	alt, primary := c.shown, c.primary
-	c.primary = termSnap{}
-	f := &c.fenced
+	alt, primary := v.shown, v.primary
+	v.primary = termSnap{}
+	f := &v.fenced
 	switch {
 	case primary.shown == nil:
-		c.shown, c.repaint = nil, true // unknown (a first paint went to the alternate screen)
+		v.shown, v.repaint = nil, true // unknown (a first paint went to the alternate screen)
 	case f.mute:
-		c.restore(primary) // altResized followed its resizes
-		c.repaint = true
+		v.restore(primary) // altResized followed its resizes
+		v.repaint = true
 		b = append(b, "\x1b[H"...)
 	default:
-		c.restore(primary)
+		v.restore(primary)
 		b = append([]byte(offFirstColumn), b...)
 		b = append(b, cprQuery...)
 		f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-		f.before, f.leaving = c.snapshot(), alt
+		f.before, f.leaving = v.snapshot(), alt
 	}
-	c.write(b)
-	return true
+	return b
 }
 
 // offFirstColumn moves the cursor to the second column of its row.
@@ -111,47 +111,46 @@ const altProbe = "\x1b[H\x1b[?1049h" + offFirstColumn + "\x1b[?1049l\x1b[6n"
 
 // probeAlt asks the terminal, the first time frame is to be shown on its
 // alternate screen, whether it has one: it asks where the cursor is and
-// the screen's size, as askFirst does, and then runs altProbe. It reports
-// whether it asked: the paint then waits for the answers.
-func (c *client) probeAlt(now time.Time, frame *vt.Framebuffer) bool {
-	f := &c.fenced
-	if !c.scrollSync || f.mute || f.probed || c.shown == nil || !frame.Modes().AltScreen || c.termAlt() {
-		return false
+// the screen's size, as askFirst does, and then runs altProbe. It returns the
+// queries if it asked: the paint then waits for the answers.
+func (v *View) probeAlt(now time.Time, frame *vt.Framebuffer) []byte {
+	f := &v.fenced
+	if !v.scrollSync || f.mute || f.probed || v.shown == nil || !frame.Modes().AltScreen || v.termAlt() {
+		return nil
 	}
-	c.write([]byte(cprQuery + altProbe))
 	f.pending, f.painted, f.reps, f.deadline = true, false, f.reps[:0], now.Add(cprWait)
-	f.before, f.probing, f.probed = c.snapshot(), true, true
-	return true
+	f.before, f.probing, f.probed = v.snapshot(), true, true
+	return []byte(cprQuery + altProbe)
 }
 
 // probedAlt takes the answer to altProbe, once the answer to the query
 // before it has been accounted for: the cursor is at rep, on the top row.
-func (c *client) probedAlt(rep cprReport) {
+func (v *View) probedAlt(rep cprReport) {
 	if rep.col != 0 {
-		c.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
-		c.fenced.single = true
+		v.logf.Printf("the terminal ignores mode 1049: full-screen programs show on its primary screen")
+		v.fenced.single = true
 	}
-	if c.shown != nil {
-		shown := c.shown.Clone()
+	if v.shown != nil {
+		shown := v.shown.Clone()
 		shown.SetCursor(rep.col, rep.row)
-		c.shown = shown
+		v.shown = shown
 	}
 }
 
 // enterAlt starts a write that draws frame, if frame shows on the
 // alternate screen and the display is to switch to it (it does so for a
-// frame drawn whole): the cursor goes home first, where 1049 saves it.
+// Frame drawn whole): the cursor goes home first, where 1049 saves it.
 // On the way back the cursor is restored there (leaveAlt) if the
 // terminal honoured 1049; xterm saves it again when it is switched while
 // on the alternate screen already.
-func (c *client) enterAlt(frame *vt.Framebuffer) {
+func (v *View) enterAlt(frame *vt.Framebuffer) {
 	switch {
 	case !frame.Modes().AltScreen:
-	case !c.termAlt():
-		c.out = append(c.out, "\x1b[H"...)
-		c.homePrimary() // the write switches to the alternate screen
-	case c.repaint:
-		c.out = append(c.out, "\x1b[H"...)
+	case !v.termAlt():
+		v.out = append(v.out, "\x1b[H"...)
+		v.homePrimary() // the write switches to the alternate screen
+	case v.repaint:
+		v.out = append(v.out, "\x1b[H"...)
 	}
 }
 
@@ -161,26 +160,26 @@ func (c *client) enterAlt(frame *vt.Framebuffer) {
 // w×h, and not the primary screen's rows the client had kept. It is no
 // scrollback of the session's, so the client draws every row again,
 // from what it knows the terminal shows.
-func (c *client) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
-	c.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
-	c.fenced.single = true
+func (v *View) oneScreen(alt *vt.Framebuffer, x, y, w, h int) {
+	v.logf.Printf("the terminal ignored mode 1049: full-screen programs show on its primary screen")
+	v.fenced.single = true
 	shown := alt.Clone()
 	shown.MarkPrimaryScreen()
 	shown.Resize(w, h)
 	shown.SetCursor(x, y)
 	// Its rows are not the server's: a shrink that pushed them before the
 	// next paint skips none of the server's lines (tookTop).
-	c.shown, c.onTop, c.untrusted, c.repaint = shown, 0, true, true
+	v.shown, v.onTop, v.untrusted, v.repaint = shown, 0, true, true
 }
 
 // leaveAltForGood appends to b what takes the terminal back to its
 // primary screen as the session ends or stops, with the cursor on the
 // last row that shows anything (the cursor 1049 restores is home): what
 // is written next goes below it.
-func (c *client) leaveAltForGood(b []byte) []byte {
+func (v *View) leaveAltForGood(b []byte) []byte {
 	b = append(b, "\x1b[?1049l"...)
 	y := vt.MaxRows // unknown: the bottom row
-	if p := c.primary.shown; p != nil {
+	if p := v.primary.shown; p != nil {
 		y = 0
 		for r := range p.Height() {
 			if strings.TrimSpace(p.Row(r).Text()) != "" {
@@ -197,11 +196,11 @@ func (c *client) leaveAltForGood(b []byte) []byte {
 // rows at the bottom and pushes none into the scrollback; a growth is
 // taken to add rows at the bottom, as the server's screen does: that is
 // vt.Framebuffer.Resize.
-func (c *client) altResized(cols, rows int) {
-	if p := c.primary.shown; p != nil {
+func (v *View) altResized(cols, rows int) {
+	if p := v.primary.shown; p != nil {
 		shown := p.Clone()
 		shown.Resize(cols, rows)
-		c.primary.shown = shown
+		v.primary.shown = shown
 	}
-	c.repaint = true
+	v.repaint = true
 }

@@ -1,4 +1,4 @@
-package session
+package termview
 
 import (
 	"fmt"
@@ -26,45 +26,45 @@ func TestQueueBounded(t *testing.T) {
 		{"long lines", 4000, 3, 2000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &client{}
+			v := &View{}
 			next := uint64(0)
 			for i := range 5 {
-				c.queue = append(c.queue, line(next, tc.size))
+				v.queue = append(v.queue, line(next, tc.size))
 				next++
 				if i < 3 {
-					c.onTop++
+					v.onTop++
 				}
 			}
-			top := c.queue[:c.onTop:c.onTop]
+			top := v.queue[:v.onTop:v.onTop]
 			for range tc.batches {
 				var add []vt.ScrollLine
 				for range tc.per {
 					add = append(add, line(next, tc.size))
 					next++
 				}
-				c.histNext = next
-				c.queue = append(c.queue, c.boundQueue(add)...)
+				v.histNext = next
+				v.queue = append(v.queue, v.boundQueue(add)...)
 			}
 			bytes := 0
-			for _, l := range c.queue {
+			for _, l := range v.queue {
 				bytes += len(l.Text) + statesync.ScrollLineCost
 			}
-			if len(c.queue) > queueLines || bytes > queueBytes {
+			if len(v.queue) > queueLines || bytes > queueBytes {
 				t.Fatalf("%d batches of %d lines of %d bytes: the queue holds %d lines, %d bytes; want at most %d, %d",
-					tc.batches, tc.per, tc.size, len(c.queue), bytes, queueLines, queueBytes)
+					tc.batches, tc.per, tc.size, len(v.queue), bytes, queueLines, queueBytes)
 			}
 			for i := range top {
-				if c.queue[i].Line != top[i].Line {
-					t.Fatalf("line %d on the top rows is now %d", top[i].Line, c.queue[i].Line)
+				if v.queue[i].Line != top[i].Line {
+					t.Fatalf("line %d on the top rows is now %d", top[i].Line, v.queue[i].Line)
 				}
 			}
-			marker := c.queue[c.onTop]
-			kept := uint64(len(c.queue) - c.onTop - 1)
-			want := fmt.Sprintf("[gosh: %d lines skipped]", next-uint64(c.onTop)-kept)
-			if string(marker.Text) != want || marker.Line != uint64(c.onTop) {
-				t.Errorf("marker %q at line %d, want %q at %d", marker.Text, marker.Line, want, c.onTop)
+			marker := v.queue[v.onTop]
+			kept := uint64(len(v.queue) - v.onTop - 1)
+			want := fmt.Sprintf("[gosh: %d lines skipped]", next-uint64(v.onTop)-kept)
+			if string(marker.Text) != want || marker.Line != uint64(v.onTop) {
+				t.Errorf("marker %q at line %d, want %q at %d", marker.Text, marker.Line, want, v.onTop)
 			}
-			if last := c.queue[len(c.queue)-1].Line; last != next-1 {
+			if last := v.queue[len(v.queue)-1].Line; last != next-1 {
 				t.Errorf("the newest line queued is %d, want %d", last, next-1)
 			}
 		})

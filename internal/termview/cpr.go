@@ -1,4 +1,4 @@
-package session
+package termview
 
 // Cursor position reports (DSR 6 and its CPR answer) from the user's
 // terminal. After the terminal's height changes, a client that keeps the
