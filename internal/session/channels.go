@@ -87,21 +87,73 @@ const chanHeldMax = 16 * maxChannels
 // its end.
 const chanInFlight = 32 << 10
 
-// chanEvent is what a channel's goroutines report to the loop.
-type chanEvent struct {
-	id        uint32
-	gen       uint64             // the channels' generation when the goroutine started
-	anyGen    bool               // from a listener of the whole session: valid in every generation
-	accepted  string             // a connection was accepted for this service (id 0)
-	label     string             // with accepted: the forward that accepted it, for the user
-	dialed    bool               // the dial of channel id ended: conn or err
-	conn      io.ReadWriteCloser // accepted or dialled
-	listener  Listener           // for a listening channel: what its dial opened
-	err       error              // the dial failed, or the connection ended badly
-	data      []byte             // read from the connection
-	eof       bool               // the connection has no more to read
-	wrote     int                // bytes written to the connection
-	writeDone bool               // the writer has finished
+// chanEvent is what a channel's goroutines report to the loop: an
+// evAccepted from a listener, or, about one channel, an evDialed, evData,
+// evEOF, evWrote or evWriteDone.
+type chanEvent interface {
+	channel() chanRef
+}
+
+// chanRef names the channel an event is about, and the channels'
+// generation when its goroutine started: an event of an earlier
+// generation (a session taken over or resumed since) is stale.
+type chanRef struct {
+	id  uint32
+	gen uint64
+}
+
+func (r chanRef) channel() chanRef { return r }
+
+// evAccepted: a listener accepted conn for service (no channel yet).
+type evAccepted struct {
+	chanRef
+	service string // what the channel to open is for
+	label   string // the forward that accepted it, for the user
+	anyGen  bool   // from a listener of the whole session: valid in every generation
+	conn    io.ReadWriteCloser
+}
+
+// evDialed: the dial of a channel ended, with conn, or for a listening
+// channel listener, or err.
+type evDialed struct {
+	chanRef
+	conn     io.ReadWriteCloser
+	listener Listener
+	err      error
+}
+
+// close closes what the dial opened.
+func (ev evDialed) close() {
+	if ev.conn != nil {
+		ev.conn.Close()
+	}
+	if ev.listener != nil {
+		ev.listener.Close()
+	}
+}
+
+// evData: bytes read from a channel's connection.
+type evData struct {
+	chanRef
+	data []byte
+}
+
+// evEOF: a channel's connection has no more to read; err if it ended
+// badly.
+type evEOF struct {
+	chanRef
+	err error
+}
+
+// evWrote: n bytes written to a channel's connection.
+type evWrote struct {
+	chanRef
+	n int
+}
+
+// evWriteDone: a channel's writer has finished.
+type evWriteDone struct {
+	chanRef
 }
 
 // channel is one forwarded connection. It is forgotten, and its
@@ -256,7 +308,7 @@ func (cs *channels) accept(c io.ReadWriteCloser, gen uint64, anyGen bool, label 
 		c.Close()
 		return
 	}
-	if !cs.report(chanEvent{accepted: s, label: label, conn: c, gen: gen, anyGen: anyGen}) {
+	if !cs.report(evAccepted{chanRef: chanRef{gen: gen}, service: s, label: label, anyGen: anyGen, conn: c}) {
 		c.Close()
 	}
 }
@@ -355,7 +407,7 @@ func (cs *channels) read(id uint32, gen uint64, c io.Reader, more <-chan struct{
 	for {
 		n, err := c.Read(buf)
 		if n > 0 {
-			if !cs.report(chanEvent{id: id, gen: gen, data: append([]byte(nil), buf[:n]...)}) {
+			if !cs.report(evData{chanRef{id, gen}, append([]byte(nil), buf[:n]...)}) {
 				return
 			}
 			select {
@@ -371,7 +423,7 @@ func (cs *channels) read(id uint32, gen uint64, c io.Reader, more <-chan struct{
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			cs.report(chanEvent{id: id, gen: gen, eof: true, err: err})
+			cs.report(evEOF{chanRef{id, gen}, err})
 			return
 		}
 	}
@@ -381,7 +433,7 @@ func (cs *channels) read(id uint32, gen uint64, c io.Reader, more <-chan struct{
 // each write (for credit); a nil chunk ends the writing side, as does the
 // queue's stop.
 func (cs *channels) write(id uint32, gen uint64, c io.WriteCloser, q *writeQueue) {
-	defer cs.report(chanEvent{id: id, gen: gen, writeDone: true})
+	defer cs.report(evWriteDone{chanRef{id, gen}})
 	for {
 		b, ok := q.next(cs.done)
 		if !ok {
@@ -398,7 +450,7 @@ func (cs *channels) write(id uint32, gen uint64, c io.WriteCloser, q *writeQueue
 			return
 		}
 		n, err := c.Write(b)
-		if !cs.report(chanEvent{id: id, gen: gen, wrote: n}) || err != nil {
+		if !cs.report(evWrote{chanRef{id, gen}, n}) || err != nil {
 			return
 		}
 	}
@@ -493,7 +545,7 @@ func (cs *channels) receiveOpen(m statesync.ChannelMsg) {
 		gen := cs.gen
 		go func() {
 			l, err := open()
-			if !cs.report(chanEvent{id: m.ID, gen: gen, dialed: true, listener: l, err: err}) && l != nil {
+			if !cs.report(evDialed{chanRef: chanRef{m.ID, gen}, listener: l, err: err}) && l != nil {
 				l.Close()
 			}
 		}()
@@ -512,7 +564,7 @@ func (cs *channels) receiveOpen(m statesync.ChannelMsg) {
 	gen := cs.gen
 	go func() {
 		c, err := dial()
-		if !cs.report(chanEvent{id: m.ID, gen: gen, dialed: true, conn: c, err: err}) && c != nil {
+		if !cs.report(evDialed{chanRef: chanRef{m.ID, gen}, conn: c, err: err}) && c != nil {
 			c.Close()
 		}
 	}()
@@ -584,81 +636,85 @@ func (cs *channels) receive(m statesync.ChannelMsg) {
 
 // drop closes a local connection a listener accepted, for which no
 // channel is opened (there is no peer to open it with).
-func (cs *channels) drop(ev chanEvent) {
+func (cs *channels) drop(ev evAccepted) {
 	cs.busy.Add(-1) // the accepting goroutine's count
 	ev.conn.Close()
 }
 
 // accepted opens a channel for a local connection a listener accepted,
 // if there is room.
-func (cs *channels) accepted(ev chanEvent) {
+func (cs *channels) accepted(ev evAccepted) {
 	cs.busy.Add(-1) // the accepting goroutine's count: the channel takes it over
 	switch {
 	case ev.gen != cs.gen && !ev.anyGen:
 		ev.conn.Close() // its listening channel is gone
 	case cs.full() || !cs.room(1, chanHeldMax):
 		cs.logf.Printf("channels: %d channels open, %d messages unacknowledged; closing a new connection for %q",
-			len(cs.byID), cs.state.ChannelHeld(), ev.accepted)
+			len(cs.byID), cs.state.ChannelHeld(), ev.service)
 		ev.conn.Close()
 	default:
-		cs.open(ev.accepted, ev.label, ev.conn)
+		cs.open(ev.service, ev.label, ev.conn)
 	}
 }
 
 // event acts on a report of a channel's goroutines.
 func (cs *channels) event(ev chanEvent) {
-	if ev.accepted != "" {
-		cs.accepted(ev)
+	if a, ok := ev.(evAccepted); ok {
+		cs.accepted(a)
 		return
 	}
-	ch := cs.byID[ev.id]
-	if ch == nil || ev.gen != cs.gen {
-		if ev.conn != nil {
-			ev.conn.Close()
-		}
-		if ev.listener != nil {
-			ev.listener.Close()
+	ref := ev.channel()
+	ch := cs.byID[ref.id]
+	if ch == nil || ref.gen != cs.gen {
+		if d, ok := ev.(evDialed); ok {
+			d.close()
 		}
 		return
 	}
-	switch {
-	case ev.dialed && (ev.err != nil || ch.gotClose):
-		if ev.conn != nil {
-			ev.conn.Close()
-		}
-		if ev.listener != nil {
-			ev.listener.Close()
-		}
-		why := "closed"
-		if ev.err != nil {
-			why = ev.err.Error()
-		}
-		cs.fail(ch, why)
-	case ev.dialed && ev.listener != nil:
-		ch.listener = ev.listener
-		if ch.notice != "" {
-			cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelData, Data: []byte(ch.notice)})
-		}
-		cs.listenOn(ch.id, ev.listener)
-	case ev.dialed:
-		cs.attach(ch, ev.conn)
-	case ev.data != nil:
+	switch ev := ev.(type) {
+	case evDialed:
+		cs.dialed(ch, ev)
+	case evData:
 		ch.pending = append(ch.pending, ev.data...)
 		cs.flush(ch)
-	case ev.eof:
+	case evEOF:
 		if ev.err != nil {
 			cs.logf.Printf("channels: channel %d: %v", ch.id, ev.err)
 		}
 		ch.readEOF = true
 		cs.flush(ch)
-	case ev.wrote > 0:
-		ch.written += ev.wrote
-		cs.grant(ch)
-	case ev.writeDone:
+	case evWrote:
+		if ev.n > 0 {
+			ch.written += ev.n
+			cs.grant(ch)
+		}
+	case evWriteDone:
 		ch.writeDone = true
 		if ch.sentClose {
 			cs.forget(ch)
 		}
+	}
+}
+
+// dialed acts on the end of ch's dial: the connection (or listener) is
+// attached, or the channel fails.
+func (cs *channels) dialed(ch *channel, ev evDialed) {
+	switch {
+	case ev.err != nil || ch.gotClose:
+		ev.close()
+		why := "closed"
+		if ev.err != nil {
+			why = ev.err.Error()
+		}
+		cs.fail(ch, why)
+	case ev.listener != nil:
+		ch.listener = ev.listener
+		if ch.notice != "" {
+			cs.push(statesync.ChannelMsg{ID: ch.id, Kind: statesync.ChannelData, Data: []byte(ch.notice)})
+		}
+		cs.listenOn(ch.id, ev.listener)
+	default:
+		cs.attach(ch, ev.conn)
 	}
 }
 

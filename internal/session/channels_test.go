@@ -162,7 +162,7 @@ func TestAcceptRetries(t *testing.T) {
 		l.conns <- a
 		select {
 		case ev := <-cs.events:
-			if ev.accepted != "tcp:db:80" || ev.conn != a {
+			if acc, ok := ev.(evAccepted); !ok || acc.service != "tcp:db:80" || acc.conn != a {
 				t.Errorf("event %+v, want the connection accepted for tcp:db:80", ev)
 			}
 			cs.event(ev)

@@ -276,8 +276,8 @@ func (s *server) run(ctx context.Context) error {
 		case err := <-s.writeDone:
 			s.written(err)
 		case ev := <-s.chans.events:
-			if ev.accepted != "" && s.peerCaps()&capChannels == 0 {
-				s.chans.drop(ev) // a stock client, or none yet: nothing to forward to
+			if a, ok := ev.(evAccepted); ok && s.peerCaps()&capChannels == 0 {
+				s.chans.drop(a) // a stock client, or none yet: nothing to forward to
 				continue
 			}
 			s.chans.event(ev)
