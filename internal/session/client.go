@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/netip"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/logf"
 	"github.com/gosh-term/gosh/internal/predict"
 	"github.com/gosh-term/gosh/internal/ssp"
-	"github.com/gosh-term/gosh/internal/sspcrypto"
 	"github.com/gosh-term/gosh/internal/statesync"
 	"github.com/gosh-term/gosh/internal/terminfo"
 	"github.com/gosh-term/gosh/internal/termview"
@@ -37,101 +33,6 @@ const (
 	// maxBatch bounds the datagrams handled between two paints.
 	maxBatch = 64
 )
-
-// ClientConfig is one client session.
-type ClientConfig struct {
-	// Server is the server's UDP address and Key the session key.
-	Server netip.AddrPort
-	Key    sspcrypto.Key
-	// Conn is the socket to talk to the server from (ssp.Dial); the
-	// client closes it when the session ends.
-	Conn *ssp.Conn
-	// Terminal is the user's terminal.
-	Terminal Terminal
-	// Signals delivers SignalQuit, SignalResize, SignalContinue and
-	// SignalNetworkChange.
-	Signals <-chan Signal
-	// TermInfo describes the user's terminal; nil means an xterm-like one.
-	TermInfo *terminfo.Terminal
-	// Predict is the speculative echo engine; nil predicts nothing.
-	Predict Predictor
-	// NoInit skips the alternate screen (MOSH_NO_TERM_INIT).
-	NoInit bool
-	// EscapeKey and EscapeKeySet are MOSH_ESCAPE_KEY and whether it is set.
-	EscapeKey    string
-	EscapeKeySet bool
-	// Pacing is when keystrokes are sent (ssp.Pacing; the zero value is
-	// gosh's).
-	Pacing ssp.Pacing
-	// Transport says whether the datagrams may go over the relay when
-	// UDP is blocked (the zero value: when nothing comes over UDP).
-	Transport TransportMode
-	// DialRelay opens the relay: a stream to the server's UDP port
-	// (gosh server relay, over SSH). It may ask the user through ask (a
-	// password for a new login). Nil means there is none, and the client
-	// uses UDP alone whatever Transport says.
-	DialRelay func(ctx context.Context, ask Asker) (Relay, error)
-	// DialAgent, if not nil, connects to the user's SSH agent: the
-	// server's agent socket is forwarded to it (-A). Nil refuses agent
-	// channels.
-	DialAgent func() (io.ReadWriteCloser, error)
-	// Forwards are local listeners whose connections go to the server's
-	// side (-L, -D), once the server is known to take them (a gosh
-	// server). The client closes them when the session ends.
-	Forwards []Forward
-	// RemoteForwards are listeners the server opens (-R), whose
-	// connections the client dials with DialTCP.
-	RemoteForwards []RemoteForward
-	// DialTCP connects to a TCP "host:port" for RemoteForwards.
-	DialTCP func(hostPort string) (io.ReadWriteCloser, error)
-	// Epoch, above 0, resumes a session or takes it over (a gosh server
-	// only; docs/protocol.md section 12.4): both directions start again
-	// from the canonical initial states, so the server sends the whole
-	// screen. FirstSeq and ReserveSeq are the transport's (ssp.Config): a
-	// client that resumes under the same key continues above every
-	// sequence number it may have used. ResumeFrom is the first
-	// scrollback line the terminal lacks (ScrollPushed's last report).
-	Epoch      uint64
-	FirstSeq   uint64
-	ReserveSeq func(next uint64) (limit uint64, err error)
-	ResumeFrom uint64
-	// ScrollPushed, if not nil, is told after lines went into the
-	// terminal's scrollback: the first history line it now lacks.
-	ScrollPushed func(next uint64)
-	// GoshServer, if not nil, is told once, when the first server state
-	// arrives, whether the server is gosh's (it advertised gosh_caps),
-	// which can resume a session.
-	GoshServer func(gosh bool)
-	// SessionID, if not nil, is told the session's ID on its host when a
-	// gosh server tells it (docs/protocol.md section 12.4): 8 lowercase
-	// hex digits, once per ID. A client that got the ID elsewhere (the
-	// detach notice of gosh server new) may ignore it.
-	SessionID func(id string)
-	// TitleNoPrefix drops the "[gosh] " title prefix (MOSH_TITLE_NOPREFIX).
-	TitleNoPrefix bool
-	// Logf receives diagnostics; nil discards them.
-	Logf logf.Func
-
-	// stock, set only by this package's tests (export_test.go), makes the
-	// client advertise no gosh_caps, as a stock mosh-client.
-	stock bool
-}
-
-// Predictor is the speculative local echo engine (internal/predict's
-// Engine) as the client loop drives it: NewUserInput for every batch of
-// typed bytes, Cull then Apply for every painted frame, Reset after a
-// resize or a paste.
-type Predictor interface {
-	NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link predict.Link)
-	Cull(now time.Time, fb *vt.Framebuffer, link predict.Link)
-	Apply(fb *vt.Framebuffer)
-	Reset()
-	NextDeadline() time.Time
-	// Shown reports whether the user already sees the effect of every
-	// key of the last NewUserInput (the keys may then wait for the next
-	// frame interval, sharing a datagram with the keys typed after them).
-	Shown() bool
-}
 
 // Errors RunClient returns for sessions that did not end cleanly, or did
 // not end.
@@ -549,18 +450,6 @@ func (c *client) send(now time.Time) error {
 	return nil
 }
 
-// channelStream returns the channels' stream if the server takes it,
-// starting it the first time.
-func (c *client) channelStream() *chanStream {
-	if c.tr.PeerCaps()&capStream == 0 {
-		return nil
-	}
-	if c.cstream == nil {
-		c.cstream = newChanStream(time.Now(), c.tr.SRTT())
-	}
-	return c.cstream
-}
-
 // deadline is when the loop must wake next.
 func (c *client) deadline(now time.Time) wake {
 	var w wake
@@ -638,137 +527,6 @@ func (c *client) receive(d ssp.Datagram) {
 		c.startScrollback()
 		c.notify.ServerHeard(d.At, c.tr.SentStateAckedTime())
 	}
-}
-
-// RemoteForward is a listener on the server's side (-R) whose
-// connections the client forwards to a TCP destination on its own side.
-type RemoteForward struct {
-	// Name is how messages name it (e.g. "-R 8080:localhost:80").
-	Name string
-	// Listen is where the server listens, "host:port".
-	Listen string
-	// Dest is where the client connects, "host:port".
-	Dest string
-}
-
-// Forward is a local listener whose connections the session forwards to
-// a TCP destination on the server's side.
-type Forward struct {
-	// Name is how messages name it (e.g. "-L 8080:db:5432").
-	Name string
-	// Listener accepts the local connections.
-	Listener Listener
-	// Target returns a connection's destination, "host:port"; it may
-	// read from the connection first (a SOCKS handshake for -D).
-	Target func(c io.ReadWriteCloser) (string, error)
-}
-
-// startForwards serves the Forwards once the server said whether it takes
-// channels.
-func (c *client) startForwards(now time.Time) {
-	if c.forwarding || len(c.cfg.Forwards)+len(c.cfg.RemoteForwards) == 0 || !c.connected {
-		return
-	}
-	c.forwarding = true
-	if c.tr.PeerCaps()&capChannels == 0 {
-		c.notify.Set("Port forwarding needs a gosh server; not forwarding.", false, errorMessageLife, now)
-		c.logf.Printf("the server takes no channels (a stock mosh-server): port forwarding is off")
-		for _, f := range c.cfg.Forwards {
-			f.Listener.Close()
-		}
-		return
-	}
-	c.remoteFwd = map[uint32]RemoteForward{}
-	for _, rf := range c.cfg.RemoteForwards {
-		c.remoteFwd[c.chans.openListen(rf.Listen, rf.Name)] = rf
-	}
-	for _, f := range c.cfg.Forwards {
-		target := f.Target
-		c.chans.listenService(f.Listener, f.Name, true, func(conn io.ReadWriteCloser) (string, error) {
-			addr, err := target(conn)
-			return ServiceTCP(addr), err
-		})
-	}
-}
-
-// takeChannels acts on the server's new channel messages.
-func (c *client) takeChannels() {
-	remote := c.tr.Remote()
-	if remote.ChannelTotal() == c.chanPos {
-		return
-	}
-	for _, m := range remote.ChannelsSince(c.chanPos) {
-		c.chans.receive(m)
-	}
-	c.chanPos = remote.ChannelTotal()
-	remote.TrimChannels(c.chanPos)
-}
-
-// dialService says how to reach a service the server opens a channel for:
-// the agent, and only when the user forwards it, and the connections to
-// the listeners of the user's -R.
-func (c *client) dialService(service string) (func() (io.ReadWriteCloser, error), error) {
-	if id, ok := strings.CutPrefix(service, "forwarded:"); ok && c.cfg.DialTCP != nil {
-		n, err := strconv.ParseUint(id, 10, 32)
-		rf, ok := c.remoteFwd[uint32(n)]
-		if err != nil || !ok {
-			return nil, errNotForwarded // not a listener the user asked for
-		}
-		return func() (io.ReadWriteCloser, error) { return c.cfg.DialTCP(rf.Dest) }, nil
-	}
-	if service != ServiceAgent || c.cfg.DialAgent == nil {
-		return nil, errNotForwarded
-	}
-	return c.cfg.DialAgent, nil
-}
-
-// channelClosed tells the user on the notification bar what the server
-// said about a forward: why it refused or closed a connection (it could
-// not listen for a -R, its policy forbids it, the destination refused),
-// or where it listens for a -R when not where asked. Several can come at
-// once, in any order (the server listens for a -R in a goroutine, and
-// refuses a -L in its loop): each waits for the one before to be seen.
-func (c *client) channelClosed(label, why string) {
-	if label != "" && why != "" {
-		c.notify.Queue(label+": "+why, time.Now())
-		c.logf.Printf("%s: %s", label, why)
-	}
-}
-
-// relayDialed takes the outcome of a dial of the relay.
-func (c *client) relayDialed(now time.Time, r relayResult) {
-	if r.err != nil {
-		c.fb.dialed(false, now)
-		c.logf.Printf("relay: %v", r.err)
-		c.notify.Set("No UDP; relay over SSH failed: "+r.err.Error(), false, errorMessageLife, now)
-		return
-	}
-	if c.tr.ShutdownInProgress() && c.tr.ShutdownAcknowledged() {
-		c.fb.dialed(false, now)
-		r.relay.Close()
-		return
-	}
-	c.fb.dialed(true, now)
-	c.relay, c.relayDone = r.relay, r.relay.Done()
-	c.conn.SetRelay(r.relay)
-	c.tr.Probe(now) // send at once: the retransmission timer may have backed off
-	c.logf.Printf("relay up: datagrams go over SSH while UDP is blocked")
-	if c.fb.relayed(now) {
-		c.notify.Set("No reply over UDP; carrying the session over SSH.", false, errorMessageLife, now)
-	}
-}
-
-// relayEnded handles the end of the relay's stream: it is dialled again
-// if still wanted.
-func (c *client) relayEnded(now time.Time) {
-	err := c.relay.Err()
-	c.logf.Printf("relay ended: %v", err)
-	if err != nil && c.fb.wantRelay(now) {
-		c.notify.Set("The relay over SSH ended: "+err.Error(), false, errorMessageLife, now)
-	}
-	c.fb.down(now)
-	c.conn.SetRelay(nil)
-	c.relay, c.relayDone = nil, nil
 }
 
 // receiveQueued handles the datagrams already waiting, up to a bound, so a
@@ -903,13 +661,3 @@ func (c *client) paint(now time.Time, final bool) {
 	}
 	c.write(c.view.Paint(now, frame, remote, final))
 }
-
-// noPredictor predicts nothing.
-type noPredictor struct{}
-
-func (noPredictor) NewUserInput(time.Time, []byte, *vt.Framebuffer, predict.Link) {}
-func (noPredictor) Cull(time.Time, *vt.Framebuffer, predict.Link)                 {}
-func (noPredictor) Apply(*vt.Framebuffer)                                         {}
-func (noPredictor) Reset()                                                        {}
-func (noPredictor) NextDeadline() time.Time                                       { return time.Time{} }
-func (noPredictor) Shown() bool                                                   { return false }

@@ -254,3 +254,39 @@ type relayResult struct {
 	relay Relay
 	err   error
 }
+
+// relayDialed takes the outcome of a dial of the relay.
+func (c *client) relayDialed(now time.Time, r relayResult) {
+	if r.err != nil {
+		c.fb.dialed(false, now)
+		c.logf.Printf("relay: %v", r.err)
+		c.notify.Set("No UDP; relay over SSH failed: "+r.err.Error(), false, errorMessageLife, now)
+		return
+	}
+	if c.tr.ShutdownInProgress() && c.tr.ShutdownAcknowledged() {
+		c.fb.dialed(false, now)
+		r.relay.Close()
+		return
+	}
+	c.fb.dialed(true, now)
+	c.relay, c.relayDone = r.relay, r.relay.Done()
+	c.conn.SetRelay(r.relay)
+	c.tr.Probe(now) // send at once: the retransmission timer may have backed off
+	c.logf.Printf("relay up: datagrams go over SSH while UDP is blocked")
+	if c.fb.relayed(now) {
+		c.notify.Set("No reply over UDP; carrying the session over SSH.", false, errorMessageLife, now)
+	}
+}
+
+// relayEnded handles the end of the relay's stream: it is dialled again
+// if still wanted.
+func (c *client) relayEnded(now time.Time) {
+	err := c.relay.Err()
+	c.logf.Printf("relay ended: %v", err)
+	if err != nil && c.fb.wantRelay(now) {
+		c.notify.Set("The relay over SSH ended: "+err.Error(), false, errorMessageLife, now)
+	}
+	c.fb.down(now)
+	c.conn.SetRelay(nil)
+	c.relay, c.relayDone = nil, nil
+}
