@@ -435,7 +435,12 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 					tm.Quiet(5*time.Millisecond, time.Second)
 					continue
 				}
-				tm.Quiet(100*time.Millisecond, 5*time.Second)
+				// A program that ends (vim's :q!, less's q) may pause
+				// while it restores the terminal, and a key typed then can
+				// be lost: on a machine loaded by parallel tests, 100 ms
+				// of quiet was once not enough, and the next command lost
+				// its first key.
+				tm.Quiet(300*time.Millisecond, 5*time.Second)
 				screen := strings.Join(tm.Screen(), "\n")
 				for _, b := range bad {
 					if strings.Contains(screen, b) {
