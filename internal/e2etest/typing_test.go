@@ -431,15 +431,16 @@ func TestBuiltinWorkloadsRun(t *testing.T) {
 			tm.WaitForText(10*time.Second, w.Ready)
 			for i, k := range w.Keys {
 				tm.Type(k.Key)
-				if !strings.ContainsAny(k.Key, "\r\x1b") {
+				if !strings.ContainsAny(k.Key, "\r\x1b\x03") {
 					tm.Quiet(5*time.Millisecond, time.Second)
 					continue
 				}
 				// A program that ends (vim's :q!, less's q) may pause
-				// while it restores the terminal, and a key typed then can
-				// be lost: on a machine loaded by parallel tests, 100 ms
-				// of quiet was once not enough, and the next command lost
-				// its first key.
+				// while it restores the terminal, and bash flushes what
+				// was typed before it handled a Ctrl-C: a key typed then
+				// is lost. On a machine loaded by parallel tests, 100 ms
+				// of quiet was not always enough (the next command lost
+				// its first key, or the Up arrows after ^C were lost).
 				tm.Quiet(300*time.Millisecond, 5*time.Second)
 				screen := strings.Join(tm.Screen(), "\n")
 				for _, b := range bad {
