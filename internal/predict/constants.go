@@ -33,6 +33,11 @@ const (
 	// predictions while its timing triggers have not all fired.
 	wakeInterval = 50 * time.Millisecond
 
+	// escapeWait is how long vi may take to act on a lone Escape: it
+	// waits for the rest of an escape sequence for 'ttimeoutlen', or
+	// 'timeoutlen' (1 s by default) when that is unset.
+	escapeWait = 1000 * time.Millisecond
+
 	// initialSendInterval is the send interval assumed until the
 	// transport reports one (the slowest, as for a fresh Mosh client).
 	initialSendInterval = 250 * time.Millisecond

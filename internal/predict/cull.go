@@ -31,10 +31,11 @@ func (e *Engine) cull(now time.Time, fb *vt.Framebuffer) {
 	e.updateTriggers()
 	e.trimLog()
 	e.opaqueSeq = e.newestOpaque()
+	wrong := e.stats.Wrong
 	cause := e.judgeCells(now, fb)
 	if cause == noRebase && len(e.cursors) > 0 {
 		c := e.cursor()
-		if c.validity(fb, e.link.EchoAck, e.inconclusive(&c.overlay)) == incorrect {
+		if e.cursorValidity(c, fb, e.inconclusive(&c.overlay)) == incorrect {
 			if e.mode == Experimental {
 				e.cursors = e.cursors[:0]
 			} else {
@@ -49,16 +50,23 @@ func (e *Engine) cull(now time.Time, fb *vt.Framebuffer) {
 		}
 	}
 	e.dropJudgedCursors(fb)
+	if e.stats.Wrong != wrong {
+		e.distrust()
+	}
 	if cause != noRebase && e.features.Rebase {
 		e.rebase(fb, cause)
 	} else {
 		e.confirmByEcho(fb)
 		e.confirmByPrompt(fb)
 	}
+	if e.features.EditorModes {
+		e.syncMode(fb)
+	}
 }
 
 // reset forgets every prediction and starts a new epoch.
 func (e *Engine) reset() {
+	clear(e.probes)
 	e.clearPredictions()
 	e.becomeTentative()
 }
@@ -165,6 +173,7 @@ func (e *Engine) killEpoch(epoch uint64, fb *vt.Framebuffer) {
 		}
 	}
 	e.cursors = kept
+	e.forgetProbes(epoch)
 	if !e.features.Rebase {
 		// Mosh's restart, expiring with the newest typed bytes (Mosh
 		// samples the sent state only on input); rebase replaces it.
@@ -192,11 +201,24 @@ func (e *Engine) countWrong(epoch uint64) {
 func (e *Engine) dropJudgedCursors(fb *vt.Framebuffer) {
 	kept := e.cursors[:0]
 	for _, c := range e.cursors {
-		if c.validity(fb, e.link.EchoAck, true) == pending {
+		if e.cursorValidity(&c, fb, true) == pending {
 			kept = append(kept, c)
 		}
 	}
 	e.cursors = kept
+}
+
+// cursorValidity judges cursor prediction c against fb. A cursor
+// predicted after Escape in vi's insert mode is pending while the server
+// still shows it where it was before, for up to escapeWait: vi waits
+// that long to tell a lone Escape from the start of a key's escape
+// sequence, longer than the echo ack's 50 ms.
+func (e *Engine) cursorValidity(c *cursorPred, fb *vt.Framebuffer, inconclusive bool) validity {
+	v := c.validity(fb, e.link.EchoAck, inconclusive)
+	if x, y := fb.Cursor(); v != correct && v != pending && c.waits && x == c.waitCol && y == c.waitRow && e.now.Sub(c.when) < escapeWait {
+		return pending
+	}
+	return v
 }
 
 // inconclusive reports whether a mismatch for prediction o can be blamed

@@ -61,6 +61,12 @@ type Engine struct {
 	opaqueSeq uint64 // newestOpaque, computed once per Cull
 	line      lineState
 
+	// The editor-mode model (editor.go).
+	app     modeState           // the mode after the last key typed
+	trusted map[trustKey]bool   // modelled effects the server has shown as predicted
+	probes  map[trustKey]uint64 // effects on probation: the epoch that predicted them
+	fresh   bool                // the key being predicted is being typed (not re-based)
+
 	stats Stats
 	logf  logf.Func // debugging trace (SetLogf), nil = none
 }
@@ -95,6 +101,7 @@ func New(cfg Config) *Engine {
 		features:  cfg.Features,
 		link:      Link{SendInterval: initialSendInterval},
 		predEpoch: 1,
+		app:       modeState{want: wantUnknown},
 	}
 	e.line.start = -1
 	return e
@@ -129,6 +136,7 @@ func (e *Engine) Reset() {
 	e.log = e.log[:0]
 	e.barrier = e.link.Sent + 1
 	e.line.verified = false
+	e.app = modeState{want: wantUnknown}
 }
 
 // clearPredictions drops every cell and cursor prediction.

@@ -116,6 +116,24 @@ type Features struct {
 	// typing Escape and then a motion key after text inserted in the
 	// middle of a line in vi hides the shifted text right of the cursor.
 	HoldShown bool
+
+	// EditorModes follows the mode of a modal program reading the keys
+	// (editor.go): vi's insert mode, which its screen shows ("-- INSERT
+	// --" on the bottom row); its normal mode, entered with Escape from
+	// insert mode; a prompt on the bottom row opened by vi's : / ? or
+	// less's / ?; and less waiting for a command (":" alone on the bottom
+	// row). In a known mode, Escape, vi's motions h l 0 $ w b j k, x, the
+	// keys that start insert mode (i a A I, and o where the end of the
+	// file shows) and those that open a prompt are predicted as the
+	// program acts on them, the other commands are not taken for text,
+	// and a key typed when the server's screen shows every earlier key
+	// starts a confirmed epoch (editor.go settle). Each effect is shown
+	// only once the server has shown it as predicted (a hidden epoch
+	// before), and a shown prediction found wrong forgets them all. Off,
+	// as in Mosh, every key is a line editor's: normal-mode commands are
+	// guessed as text and hidden, and what is typed after them shows
+	// only once its echo confirms it.
+	EditorModes bool
 }
 
 // GoshFeatures is every improvement on: the engine gosh connect uses.
@@ -131,4 +149,5 @@ var GoshFeatures = Features{
 	LineBounds:   true,
 	BlankEnd:     true,
 	HoldShown:    true,
+	EditorModes:  true,
 }

@@ -26,6 +26,7 @@ var featureSwitches = []featureSwitch{
 	{"LineBounds", func(f *Features) *bool { return &f.LineBounds }},
 	{"BlankEnd", func(f *Features) *bool { return &f.BlankEnd }},
 	{"HoldShown", func(f *Features) *bool { return &f.HoldShown }},
+	{"EditorModes", func(f *Features) *bool { return &f.EditorModes }},
 }
 
 // TestFeatureSwitches checks that featureSwitches names every field of

@@ -31,6 +31,10 @@ type key struct {
 	hasCursor bool            // cx, cy hold the cursor predicted after it
 	cx, cy    int             //
 	base      *vt.Framebuffer // for keyReturn and keyOther: the server's screen when it was typed
+
+	// The editor-mode model (editor.go):
+	mode  modeState // the mode the key was typed in
+	probe bool      // its modelled effect is on probation (not yet trusted)
 }
 
 // simple reports whether the key is one whose effect on a line of text
@@ -63,7 +67,9 @@ func (e *Engine) NewUserInput(now time.Time, b []byte, fb *vt.Framebuffer, link 
 		if k.kind >= keyReturn {
 			k.base = fb.Clone()
 		}
+		e.fresh = true
 		e.predictKey(&k, fb)
+		e.fresh = false
 		e.remember(k)
 		opaque = opaque || k.opaque
 	}
@@ -94,7 +100,7 @@ func (e *Engine) decode(b []byte, dst []key) []key {
 		e.parser.Feed([]byte{c}, &h)
 	}
 	if e.lastByte == 0x1b && !e.parser.Ground() {
-		h.keys = append(h.keys, key{kind: keyOther})
+		h.keys = append(h.keys, key{kind: keyOther, r: keyEsc})
 		e.parser = vt.Parser{}
 		e.lastByte = 0
 	}

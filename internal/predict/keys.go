@@ -7,6 +7,19 @@ import "github.com/gosh-term/gosh/internal/vt"
 // freshly typed keys and when re-predicting keys still in flight.
 func (e *Engine) predictKey(k *key, fb *vt.Framebuffer) {
 	k.opaque = false
+	if !e.features.EditorModes || !e.predictModal(k, fb) {
+		e.predictText(k, fb)
+	}
+	k.hasCursor = len(e.cursors) > 0
+	if k.hasCursor {
+		c := e.cursor()
+		k.cx, k.cy = c.col, c.row
+	}
+}
+
+// predictText predicts k as a line editor's key: printable characters
+// are text.
+func (e *Engine) predictText(k *key, fb *vt.Framebuffer) {
 	switch k.kind {
 	case keyPrint:
 		e.printRune(k, fb)
@@ -23,11 +36,6 @@ func (e *Engine) predictKey(k *key, fb *vt.Framebuffer) {
 	default:
 		e.becomeTentative()
 		k.opaque = true
-	}
-	k.hasCursor = len(e.cursors) > 0
-	if k.hasCursor {
-		c := e.cursor()
-		k.cx, k.cy = c.col, c.row
 	}
 }
 

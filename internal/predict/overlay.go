@@ -201,6 +201,10 @@ type cursorPred struct {
 	// (pending wrap) instead of moving it to the next row.
 	altCol, altRow int
 	hasAlt         bool
+	// waitCol, waitRow is where the cursor was before an Escape that
+	// vi may not have acted on yet (waits): see Engine.cursorValidity.
+	waitCol, waitRow int
+	waits            bool
 }
 
 func (c *cursorPred) validity(fb *vt.Framebuffer, lateAck uint64, inconclusive bool) validity {

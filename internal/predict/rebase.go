@@ -71,6 +71,7 @@ func (e *Engine) rebase(fb *vt.Framebuffer, cause rebaseCause) {
 		// prompt (initCursor).
 		e.line.pending = true
 	}
+	e.app = e.appAt(first + m.echoed)
 	for i := first + m.echoed; i < len(e.log); i++ {
 		e.predictKey(&e.log[i], fb)
 	}
