@@ -331,7 +331,7 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 			m = e.log[first].mode
 		}
 		normal := (m.mode == modeNormal || m.mode == modePending) && y < h-1 && !strings.HasPrefix(bottom, "-- ")
-		if !normal && (m.mode != modePrompt || y != h-1) {
+		if !normal && (m.mode != modePrompt && m.mode != modePager || y != h-1) {
 			m = modeState{want: wantUnknown}
 		}
 	}
@@ -498,7 +498,7 @@ func (e *Engine) viEscape(k *key, fb *vt.Framebuffer, c *cursorPred) bool {
 	if c.row >= e.h-1 {
 		return false
 	}
-	if fb.Row(e.h - 1).Text() == insertMark {
+	if fb.Row(e.h-1).Text() == insertMark {
 		e.blankRow(k, fb, e.h-1, 0)
 	}
 	c.waits, c.waitCol, c.waitRow = true, c.col, c.row
@@ -610,7 +610,6 @@ func (e *Engine) beginInsert(k *key, fb *vt.Framebuffer, c *cursorPred) {
 
 // insertMark is what vi shows on the bottom row in insert mode.
 const insertMark = "-- INSERT --"
-
 
 // openPrompt predicts : / or ? opening a prompt on the bottom row: the
 // key alone there, the cursor after it.

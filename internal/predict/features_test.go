@@ -446,6 +446,22 @@ var featureCases = []featureCase{
 			{at: 2100, host: "bc\b", acked: 3, echo: 2, show: []string{"$ abc"}, cur: [2]int{4, 0}},
 		}},
 	},
+	{
+		// vi shows insert mode after A, which was guessed as text and
+		// killed; "!" is typed with nothing in flight.
+		feature: "EditorModes", name: "typing in vi's insert mode", w: 20, h: 5,
+		steps: viInsert(),
+		// Insert mode is known: "!" shows at once.
+		on: featureOutcome{killed: 1, steps: []step{
+			{at: 1600, keys: "!", show: []string{"hello world!"}, ul: []string{"           _"}, cur: [2]int{12, 0}, shown: isShown},
+			{at: 2100, host: "!", acked: 2, echo: 2, show: []string{"hello world!"}, cur: [2]int{12, 0}},
+		}},
+		// A key after one of unknown effect: hidden until its echo.
+		off: featureOutcome{killed: 1, steps: []step{
+			{at: 1600, keys: "!", show: []string{"hello world"}, cur: [2]int{11, 0}, shown: notShown},
+			{at: 2100, host: "!", acked: 2, echo: 2, show: []string{"hello world!"}, cur: [2]int{12, 0}},
+		}},
+	},
 }
 
 // TestFeatures turns each feature off alone in a scenario where it
