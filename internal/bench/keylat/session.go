@@ -54,8 +54,10 @@ const maxLines = 1 << 20
 // drew (for predictions). Every screen state that stayed at least
 // [Transient] is judged while keystroke i is the latest typed. The keys
 // in flight are those from the first not yet shown to i; the window
-// starts when the one before them was typed and ends when the keystroke
-// after i could reach the server (when it is typed, plus Up).
+// starts when the one before them was typed (for the server's states a
+// screen may show without being wrong, a one-way delay, Down, earlier:
+// what the server drew then may still be on its way) and ends when the
+// keystroke after i could reach the server (when it is typed, plus Up).
 //
 //   - The state shows a prediction (Result.Predicted[i]) when it has an
 //     underlined character, or a cell's text or the visible cursor as the
@@ -126,7 +128,9 @@ func (s *Session) Measure() Result {
 				r.Predicted[last] = true
 			}
 		}
-		if x, y, ok := j.matches(snap.FB, srv.between(from, until), refs); !ok {
+		// The client shows what the server drew a one-way delay
+		// before: the server states it may show start that much earlier.
+		if x, y, ok := j.matches(snap.FB, srv.between(from.Add(-s.Down), until), refs); !ok {
 			r.markWrong(last, x, y, snap.FB, s.Refs[last], s.Logf)
 		}
 	}

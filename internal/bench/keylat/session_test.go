@@ -193,3 +193,26 @@ func TestSessionMeasureSilent(t *testing.T) {
 		t.Errorf("String() = %q, want the silent keys", st.String())
 	}
 }
+
+// TestSessionMeasureLate: the client shows the server's screen a one-way
+// delay after the server drew it. Commands typed to a pager (each
+// scrolls; the prompt row, where the cursor is, stays) count as shown as
+// soon as any screen comes after them, so the window starts at the last
+// one typed, after which the server has drawn a newer screen that has
+// not reached the client yet: what the client shows, the server drew
+// before, and it is not wrong.
+func TestSessionMeasureLate(t *testing.T) {
+	page := func(a, b string) string { return "\x1b[H\x1b[2J" + a + "\r\n" + b + "\r\n:" }
+	s := Session{
+		At:      []time.Time{ms(0), ms(50), ms(100)},
+		Refs:    []*vt.Framebuffer{screen(20, 3, page("2", "3")), screen(20, 3, page("3", "4")), screen(20, 3, page("4", "5"))},
+		Initial: screen(20, 3, page("1", "2")),
+		Server:  []Output{out(-50, page("1", "2")), out(60, page("2", "3")), out(90, page("3", "4")), out(160, page("4", "5"))},
+		Screen: []Snapshot{{ms(110), screen(20, 3, page("2", "3"))}, {ms(140), screen(20, 3, page("3", "4"))},
+			{ms(210), screen(20, 3, page("4", "5"))}},
+		Up: 50 * time.Millisecond, Down: 50 * time.Millisecond,
+	}
+	if r := s.Measure(); slices.Contains(r.Wrong, true) {
+		t.Errorf("Wrong = %v for the server's screens shown a one-way delay late", r.Wrong)
+	}
+}
