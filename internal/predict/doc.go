@@ -83,7 +83,21 @@
 //     stale) cells after a deletion ([Features.BlankEnd]);
 //   - keeps a shown guess on the screen when a later, hidden one
 //     replaces it, until that one is confirmed or its own echo is due
-//     ([Features.HoldShown]).
+//     ([Features.HoldShown]);
+//   - follows the mode of a modal program ([Features.EditorModes],
+//     editor.go): vi's insert mode, which its screen shows ("-- INSERT
+//     --" on the bottom row); its normal mode, entered with Escape; a
+//     prompt on the bottom row opened by vi's : / ? or less's / ?; less
+//     waiting for a command (":" alone on the bottom row). In a known
+//     mode, Escape (the cursor one column left), vi's motions (h l 0 $ w
+//     b j k G), x, the keys that start insert mode (i a A I o, with "--
+//     INSERT --" on the bottom row) and those that open a prompt are
+//     predicted as the program acts on them, other commands are not
+//     guessed as text, and a key typed when the server has echoed every
+//     earlier one starts a confirmed epoch. Each effect (a key in a mode)
+//     is predicted hidden until the server has shown it once as
+//     predicted; a shown prediction found wrong forgets the mode and all
+//     that was learned.
 //
 // Each switch works alone, and the tests turn each one off in a scenario
 // where it matters (features_test.go). A simulated 500 ms path with a

@@ -222,8 +222,8 @@ func (e *Engine) settle(fb *vt.Framebuffer) {
 // inSync reports whether the key being typed (not re-based) follows
 // keys the server has all echoed: its screen is where the key acts.
 func (e *Engine) inSync() bool {
-	if !e.fresh || e.link.EchoAck < e.barrier {
-		return false
+	if !e.fresh || e.link.EchoAck < e.barrier || e.active() {
+		return false // a prediction still pending: vi has not acted on Escape
 	}
 	for i := range e.log {
 		if e.log[i].frame > e.link.EchoAck {
@@ -303,8 +303,8 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 	first = min(first, recv)
 	w, h := fb.Size()
 	x, y := fb.Cursor()
-	if w < 2 || h < 2 {
-		return
+	if w < 2 || h < 2 || !fb.CursorVisible() {
+		return // vi hides the cursor while it draws
 	}
 	for i := max(first-1, 0); i < recv; i++ {
 		if k := &e.log[i]; k.probe && e.showsEffect(fb, i, i == first-1) {
@@ -326,12 +326,16 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 	case y == h-1 && x == 1 && bottom == ":":
 		m = modeState{mode: modePager, want: wantUnknown}
 	default:
-		m = e.app
-		if first < len(e.log) {
-			m = e.log[first].mode
-		}
-		normal := (m.mode == modeNormal || m.mode == modePending) && y < h-1 && !strings.HasPrefix(bottom, "-- ")
-		if !normal && (m.mode != modePrompt && m.mode != modePager || y != h-1) {
+		m = e.appAt(recv)
+		switch {
+		case (m.mode == modeNormal || m.mode == modePending) && strings.HasPrefix(bottom, "-- "):
+			m = modeState{want: wantUnknown} // vi's visual or replace mode
+		case m.mode == modeNormal || m.mode == modePending || m.mode == modePager:
+			// The cursor elsewhere than the mode has it is the program
+			// drawing (vi writes its messages on the bottom row, less
+			// redraws the page); the keys that leave these modes are
+			// known.
+		case m.mode != modePrompt || y != h-1:
 			m = modeState{want: wantUnknown}
 		}
 	}
