@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gosh-term/gosh/internal/vt"
@@ -50,9 +51,20 @@ const (
 // modeState is the mode before or after a key.
 type modeState struct {
 	mode appMode
-	op   rune // modePending: the command's first key
+	op   rune // modePending: the command's first key; modePrompt: the key that opened it
 	want int  // modeNormal: vi's desired column for j and k
+	// modePrompt: the mode the prompt was opened in, and what was typed
+	// at it (the start of it, for vi's commands that stay in normal mode)
+	from appMode
+	cmd  string
 }
+
+// viStayCommands are vi's : commands after which it is in normal mode
+// again, with nothing else on the screen changed but the bottom row.
+var viStayCommands = []string{"w", "w!", "noh", "nohlsearch"}
+
+// maxCmd bounds modeState.cmd.
+const maxCmd = 12
 
 // trustKey names a key's modelled effect in a mode. An effect is
 // predicted in a hidden epoch until the server has shown it once as
@@ -95,7 +107,7 @@ func nextMode(m modeState, k *key) modeState {
 		case strings.ContainsRune(viInsertKeys, k.r):
 			n.mode = modeInsert
 		case strings.ContainsRune(viPromptKeys, k.r):
-			n.mode = modePrompt
+			n.mode, n.op, n.from = modePrompt, k.r, modeNormal
 		case strings.ContainsRune(viPairKeys, k.r):
 			n.mode, n.op = modePending, k.r
 		case !strings.ContainsRune(viNormalKeys, k.r):
@@ -106,13 +118,23 @@ func nextMode(m modeState, k *key) modeState {
 			n.mode, n.want = modeNormal, wantServer
 		}
 	case modePrompt:
-		if printable || k.kind == keyLeft || k.kind == keyRight {
+		switch {
+		case printable:
 			n = m
+			if len(n.cmd) < maxCmd {
+				n.cmd += string(k.r)
+			}
+		case k.kind == keyReturn && m.from == modePager:
+			n.mode = modePager
+		case k.kind == keyReturn && m.from == modeNormal && (m.op != ':' || slices.Contains(viStayCommands, m.cmd)):
+			n.mode, n.want = modeNormal, wantServer // a search, or a command that stays
+		case k.kind == keyOther && k.r == keyEsc && m.from == modeNormal:
+			n.mode, n.want = modeNormal, wantServer
 		}
 	case modePager:
 		switch {
 		case printable && (k.r == '/' || k.r == '?'):
-			n.mode = modePrompt
+			n.mode, n.op, n.from = modePrompt, k.r, modePager
 		case printable && strings.ContainsRune(pagerKeys, k.r), k.kind == keyReturn:
 			n.mode = modePager
 		}
@@ -339,7 +361,7 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 			m = modeState{want: wantUnknown}
 		}
 	}
-	if old := e.appAt(at); old.mode == m.mode && old.op == m.op {
+	if old := e.appAt(at); old.mode == m.mode && old.op == m.op && old.from == m.from {
 		return
 	}
 	e.logf.Printf("mode: %d from the screen (keys from %d of %d, was %d); bottom %q cursor %d,%d", m.mode, at, len(e.log), e.appAt(at).mode, bottom, x, y)
