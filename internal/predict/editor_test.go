@@ -219,3 +219,41 @@ func TestPagerCount(t *testing.T) {
 		t.Errorf("Stats = %+v, want nothing predicted", st)
 	}
 }
+
+// TestModeAfterPrompt: what follows Enter or Escape at a bottom-line
+// prompt depends on who opened it and, for vi's : commands, what was
+// typed.
+func TestModeAfterPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		from appMode
+		keys string
+		want appMode
+	}{
+		{modeNormal, "/the echo\r", modeNormal},
+		{modeNormal, "?x\r", modeNormal},
+		{modeNormal, ":w\r", modeNormal},
+		{modeNormal, ":q\r", modeUnknown}, // vi ends: a shell is next
+		{modeNormal, ":!ls\r", modeUnknown},
+		{modeNormal, ":s\x1b", modeNormal},
+		{modePager, "/x\r", modePager},
+		{modePager, "/x\x1b", modeUnknown},
+		{modeNormal, "/x\x7f", modeUnknown},
+	} {
+		m := modeState{mode: tc.from}
+		for _, r := range tc.keys {
+			k := key{kind: keyPrint, r: r}
+			switch r {
+			case '\r':
+				k.kind = keyReturn
+			case keyEsc:
+				k.kind = keyOther
+			case 0x7f:
+				k.kind = keyBackspace
+			}
+			m = nextMode(m, &k)
+		}
+		if m.mode != tc.want {
+			t.Errorf("mode %d after %q from mode %d, want %d", m.mode, tc.keys, tc.from, tc.want)
+		}
+	}
+}
