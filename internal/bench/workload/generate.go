@@ -283,7 +283,7 @@ func vimScript() script {
 		name:    "vim",
 		program: "vim",
 		description: "A file edited in vim started without the user's configuration: insert-mode typing " +
-			"(a typo fixed with backspace), Escape, moves with h j k l w b 0 $ G gg, x, dd and u, then :q!.",
+			"(a typo fixed with backspace), Escape, moves with h j k l w b 0 $ G gg, x, dd and u, :w, a search with / and n, then :q!.",
 		files: map[string]string{
 			"vimrc": "set nocompatible\nset noswapfile\nset t_ti= t_te=\nset ttimeout ttimeoutlen=100\n",
 			"poem.txt": "the link is slow and the packets roam\n" +
@@ -326,6 +326,10 @@ func vimScript() script {
 			keys("ggjj"),
 			keys("A", " and waits", esc),
 			keys("0llll"),
+			keys(":w", enter),
+			keys("/", "the echo", enter),
+			keys("n"),
+			keys("i", "still ", esc),
 			keys(":q!", enter),
 		},
 	}
