@@ -329,8 +329,8 @@ func (v virtualRun) typing(t *testing.T) virtualResult {
 var typingFloors = map[string]map[string]float64{
 	"shell":  {"evdo": 0.82, "cs244-3g": 0.82},
 	"python": {"evdo": 0.84, "cs244-3g": 0.84},
-	"vim":    {"evdo": 0.56, "cs244-3g": 0.56},
-	"pager":  {"evdo": 0.33, "cs244-3g": 0.33},
+	"vim":    {"evdo": 0.79, "cs244-3g": 0.79},
+	"pager":  {"evdo": 0.47, "cs244-3g": 0.47},
 }
 
 // virtualLinks are the links the virtual typing runs cross.
@@ -343,6 +343,9 @@ var virtualLinks = []string{"evdo", "cs244-3g"}
 // (typingFloors), every key eventually, and never a wrong prediction.
 // Python's floor guards the prompt it draws after the shell's: before it
 // was learned, every new line's first keys waited a round trip (77 %).
+// Vim's and the pager's guard the editor modes the engine follows
+// (predict.Features.EditorModes): without them, 58.5 % and 35.2 %, and
+// less showed a count's last key, a command, as echoed text.
 func TestVirtualTyping(t *testing.T) {
 	t.Parallel() // virtual time: overlaps the real-time tests' waits
 	for _, name := range virtualWorkloads {
@@ -361,7 +364,7 @@ func TestVirtualTyping(t *testing.T) {
 							t.Errorf("%d keys never shown", s.NeverShown)
 						}
 						for i, wrong := range r.Wrong {
-							if wrong && !knownWrong(v.w, i) {
+							if wrong {
 								t.Errorf("key %d (%q) shown wrongly", i, v.w.Keys[i].Key)
 							}
 						}
@@ -370,15 +373,6 @@ func TestVirtualTyping(t *testing.T) {
 			}
 		}
 	}
-}
-
-// knownWrong reports whether key i of w is one the engine is known to
-// show wrongly, as stock Mosh does: less echoes a count typed at its
-// prompt ("50"), and the key that ends it ("%") is a command, which the
-// engine predicts as echoed too. A bottom-line prompt's mode is not
-// known yet.
-func knownWrong(w *workload.Workload, i int) bool {
-	return w.Name == "pager" && i > 0 && w.Keys[i].Key == "%" && strings.ContainsAny(w.Keys[i-1].Key, "0123456789")
 }
 
 // lateKeys lists the keys not shown at once, with their latency.
