@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,7 +25,32 @@ func FuzzEngine(f *testing.F) {
 	f.Add([]byte("\x05\x00\x24\xe6\x97\xa5\x00\x7f"), uint8(1), uint16(0)) // a 1-column screen, a wide character
 	f.Add([]byte("\x00ls -l\r\x01\x02$ ls\x03\x04\x00\x7f\x7f\x1b[D\x1b[Cx\x05\x06日本\r"), uint8(0), uint16(0b101))
 	f.Add([]byte("\x00xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\x01\x01\x02\x02\x07\x00\x7f\x7f\x7f\x7f"), uint8(4), uint16(0b10_1010_1010))
+	// vi (12×4): insert mode on the bottom row, then Escape, motions,
+	// x, o and a prompt, each echoed and acked in turn.
+	f.Add(fuzzOps(
+		0xF4, "\x1b[H\x1b[2Jab cd\r\n~ ", 0xE2, "\x1b[4;1H-- INSERT", 0x88, " --\x1b[1;3H",
+		0x00, "\x1b", 0x02, "\x02", 0x03, "\x02", 0xE2, "\x1b[4;1H\x1b[K\x1b[1;2H",
+		0x00, "0", 0x00, "w", 0x00, "x", 0x00, "o", 0x00, ":", 0x00, "k",
+		0x07, "w", 0x00, "i", 0x00, "A", 0x00, "\x1b", 0x00, "j", 0x00, "b", 0x00, "$", 0x00, "G", 0x00, "h", 0x00, "l",
+	), uint8(1), uint16(0))
+	// less (12×4): its command prompt, a count, a search.
+	f.Add(fuzzOps(0xF4, "\x1b[H\x1b[2J1\r\n2\r\n3\r\n", 0x01, ":", 0x00, "j", 0x00, "5", 0x00, "%", 0x00, "/", 0x00, "a", 0x10, "/a", 0x00, "\r", 0x00, "?"), uint8(1), uint16(0))
 	f.Fuzz(runFuzzScript)
+}
+
+// fuzzOps builds a FuzzEngine script from operation bytes and their
+// arguments, each argument as long as its operation says (1 plus the
+// high nibble).
+func fuzzOps(ops ...any) []byte {
+	var b []byte
+	for i := 0; i+1 < len(ops); i += 2 {
+		op, arg := ops[i].(int), ops[i+1].(string)
+		if n := 1 + op>>4; len(arg) != n {
+			panic(fmt.Sprintf("fuzzOps: argument %q of operation %#x is not %d bytes", arg, op, n))
+		}
+		b = append(append(b, byte(op)), arg...)
+	}
+	return b
 }
 
 func runFuzzScript(t *testing.T, script []byte, mode uint8, off uint16) {
