@@ -212,11 +212,20 @@ func (e *Engine) dropJudgedCursors(fb *vt.Framebuffer) {
 // predicted after Escape in vi's insert mode is pending while the server
 // still shows it where it was before, for up to escapeWait: vi waits
 // that long to tell a lone Escape from the start of a key's escape
-// sequence, longer than the echo ack's 50 ms.
+// sequence, longer than the echo ack's 50 ms. In vi, so is one the
+// server shows on the bottom row: vi writes its messages there in
+// pieces, and the screen may be read between them.
 func (e *Engine) cursorValidity(c *cursorPred, fb *vt.Framebuffer, inconclusive bool) validity {
 	v := c.validity(fb, e.link.EchoAck, inconclusive)
-	if x, y := fb.Cursor(); v != correct && v != pending && c.waits && x == c.waitCol && y == c.waitRow && e.now.Sub(c.when) < escapeWait {
+	if v == correct || v == pending || e.now.Sub(c.when) >= escapeWait {
+		return v
+	}
+	x, y := fb.Cursor()
+	switch {
+	case c.waits && x == c.waitCol && y == c.waitRow:
 		return pending
+	case e.inVi() && y == fb.Height()-1 && c.row != y:
+		return pending // vi drawing a message on the bottom row
 	}
 	return v
 }

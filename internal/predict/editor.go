@@ -345,7 +345,7 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 		return // vi has not acted on Escape yet
 	case y == h-1 && e.appAt(recv).mode == modePrompt:
 		m = e.appAt(recv)
-	case y == h-1 && x == 1 && bottom == ":":
+	case y == h-1 && x == 1 && bottom == ":" && !e.typedBefore(recv, ':'):
 		m = modeState{mode: modePager, want: wantUnknown}
 	default:
 		m = e.appAt(recv)
@@ -402,6 +402,19 @@ func (e *Engine) escapeBefore(i int) bool {
 		}
 	}
 	return false
+}
+
+// typedBefore reports whether the key before log[i] is r: a prompt
+// that shows it is the one the user opened (vi's command line), not a
+// program's own.
+func (e *Engine) typedBefore(i int, r rune) bool {
+	return i > 0 && e.log[i-1].kind == keyPrint && e.log[i-1].r == r
+}
+
+// inVi reports whether the engine knows it is in vi's insert or normal
+// mode.
+func (e *Engine) inVi() bool {
+	return e.features.EditorModes && (e.app.mode == modeInsert || e.app.mode == modeNormal || e.app.mode == modePending)
 }
 
 // appAt returns the mode before log[i], or the current one past the

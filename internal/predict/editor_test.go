@@ -257,3 +257,37 @@ func TestModeAfterPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestViMessageRow: vi writes a message on the bottom row in pieces; a
+// screen read between them has the cursor there, not where a motion
+// predicted it. That is vi drawing, not a wrong prediction.
+func TestViMessageRow(t *testing.T) {
+	s := newSim(t, 20, 5, Adaptive, false)
+	s.host(0, viScreen, 0, 0)
+	s.paint()
+	s.e.app = modeState{mode: modeNormal, want: 0}
+	s.e.trusted = map[trustKey]bool{{modeNormal, 'j'}: true}
+	s.run([]step{
+		{at: 1000, keys: "j", show: viFile, cur: [2]int{0, 1}, shown: isShown},
+		{at: 1500, host: "\x1b[5;1Hmsg", acked: 1, echo: 1, show: []string{"hello world", "second line", "~", "~", "msg"}, cur: [2]int{0, 1}},
+		{at: 1510, host: "\x1b[2;1H", acked: 1, echo: 1, show: []string{"hello world", "second line", "~", "~", "msg"}, cur: [2]int{0, 1}},
+	})
+	if st := s.e.Stats(); st.Wrong != 0 {
+		t.Errorf("Stats = %+v, want no wrong predictions", st)
+	}
+}
+
+// TestViCommandLineIsNotLess: ":" typed and echoed alone on the bottom
+// row is the command line the user opened, not less waiting for a
+// command.
+func TestViCommandLineIsNotLess(t *testing.T) {
+	s := newSim(t, 20, 5, Adaptive, false)
+	s.host(0, viScreen, 0, 0)
+	s.paint()
+	s.typ(1000, ":")
+	s.host(1500, "\x1b[5;1H:", 1, 1)
+	s.paint()
+	if s.e.app.mode == modePager {
+		t.Errorf("vi's command line taken for less's prompt")
+	}
+}
