@@ -150,16 +150,16 @@ func (e *Engine) predictModal(k *key, fb *vt.Framebuffer) bool {
 	k.mode = m
 	e.app = nextMode(m, k)
 	switch m.mode {
-	case modeInsert:
-		if k.kind == keyOther && k.r == keyEsc {
+	case modeInsert, modePrompt:
+		switch {
+		case k.kind == keyOther && k.r == keyEsc && m.mode == modeInsert:
 			return e.modelled(k, fb, e.viEscape)
-		}
-		if k.simple() {
-			e.settle(fb)
-		}
-		return false
-	case modePrompt:
-		if k.kind == keyPrint {
+		case k.kind == keyReturn:
+			// Not a line editor's newline: vi opens a line (the rows
+			// below move down), a prompt runs its command.
+			e.unmodelled(k)
+			return true
+		case k.simple():
 			e.settle(fb)
 		}
 		return false

@@ -291,3 +291,18 @@ func TestViCommandLineIsNotLess(t *testing.T) {
 		t.Errorf("vi's command line taken for less's prompt")
 	}
 }
+
+// TestPromptEnter: Enter at a bottom-line prompt runs a command: no
+// cursor is guessed for it (a line editor's newline would put it at the
+// shell prompt's width on the bottom row).
+func TestPromptEnter(t *testing.T) {
+	s := newSim(t, 20, 5, Adaptive, false)
+	s.host(0, viScreen+"\x1b[5;1H:w", 0, 0)
+	s.paint()
+	s.e.app = modeState{mode: modePrompt, op: ':', from: modeNormal}
+	s.e.line.start = 2
+	s.typ(1000, "\r")
+	if k := s.e.log[len(s.e.log)-1]; k.hasCursor || len(s.e.cursors) > 0 {
+		t.Errorf("Enter at a prompt predicted the cursor at (%d,%d)", k.cx, k.cy)
+	}
+}
