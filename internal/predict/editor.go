@@ -299,13 +299,18 @@ func (e *Engine) distrust() {
 
 // syncMode learns the mode from the server's screen fb: "-- INSERT --"
 // on the bottom row (the cursor above it) is vi's insert mode, ":" alone
-// there with the cursor after it is less waiting for a command, and
-// otherwise the mode the keys led to is kept only while the screen
-// agrees (a prompt on the bottom row, vi's normal mode above it). The
-// screen is read only where it shows a known point of the typing: every
-// key received echoed, or in insert mode only keys that keep it. It also
-// trusts an effect on probation when the screen, settled after its key,
-// has the cursor where it was predicted.
+// there with the cursor after it (not a ":" the user typed) is less
+// waiting for a command. Otherwise the mode the keys led to is kept:
+// vi's normal mode and less's commands whatever the screen shows while
+// the program draws (the keys that leave them are known), but not vi's
+// normal mode over "-- VISUAL --" or the like, and a prompt only while
+// the cursor is on the bottom row. The screen is read only where it shows
+// a known point of the typing (every key received echoed, or in insert
+// mode only keys that keep it) and with the cursor visible (vi hides it
+// while it draws). It also trusts an effect on probation when the screen
+// has the cursor where it was predicted after its key. It is one
+// function because each case is a reading of the same screen at the same
+// point of the typing.
 func (e *Engine) syncMode(fb *vt.Framebuffer) {
 	if e.link.EchoAck < e.barrier {
 		return
