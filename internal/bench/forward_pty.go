@@ -198,14 +198,18 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 
 // measureTyping sends size bytes through a connection from dialData and
 // reads them back, as measureForward does, while a typist types into the
-// session with key, a key every 200 to 300 ms (Enter after 60), and
-// times each key's echo on the screen m (the cursor where the key
-// leaves it). The typist starts once a tenth of the data came back (the
+// session with key, a key every 200 to 300 ms (Enter after 60, or at
+// the end of the row), and times each key's echo on the screen m (the
+// cursor where the key leaves it, counted from where the line starts:
+// column 0 under cat, after the prompt under cmd.exe). The typist starts once a tenth of the data came back (the
 // transfer is under way, at any link's speed) and stops when all of it
 // did; a key's echo is awaited as long as the transfer may take (behind
 // a full TCP send buffer on a slow link, SSH's takes a minute or more).
 func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte) error, m *mirror, size int) (ForwardResult, error) {
 	m.quiet(time.Second, 10*time.Second)
+	fb := m.screen()
+	x0, _ := fb.Cursor()
+	line := max(1, min(60, fb.Width()-x0-2)) // keys before Enter: no wrap
 	done, tenth := make(chan struct{}), make(chan struct{})
 	var r ForwardResult
 	var ferr error
@@ -218,7 +222,7 @@ func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte)
 	case <-done:
 	}
 	var echoes []time.Duration
-	col := 0
+	col := x0
 	for i := 0; ; i++ {
 		select {
 		case <-done:
@@ -227,8 +231,8 @@ func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte)
 		default:
 		}
 		k, want := []byte{byte('a' + i%26)}, col+1
-		if col == 60 {
-			k, want = []byte("\r"), 0
+		if col-x0 >= line {
+			k, want = []byte("\r"), x0
 		}
 		start := time.Now()
 		if err := key(k); err != nil {
