@@ -430,3 +430,33 @@ func TestGofmt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWindowsFileNames: no file or directory of the repository has a name
+// Windows reserves for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with
+// any extension): Git for Windows cannot check it out, and a Windows
+// program that opens it opens the device instead (reading a file named
+// aux.go under Wine waited on the serial port forever).
+func TestWindowsFileNames(t *testing.T) {
+	reserved := map[string]bool{"con": true, "prn": true, "aux": true, "nul": true}
+	for i := 1; i <= 9; i++ {
+		reserved["com"+string(rune('0'+i))] = true
+		reserved["lpt"+string(rune('0'+i))] = true
+	}
+	root := ".."
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		base, _, _ := strings.Cut(d.Name(), ".")
+		if reserved[strings.ToLower(strings.TrimRight(base, " "))] {
+			t.Errorf("%s: a name Windows reserves for a device", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

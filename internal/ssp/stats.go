@@ -100,7 +100,7 @@ type Stats struct {
 	// memory budget.
 	StatesEvicted uint64
 
-	// AuxSent and AuxReceived count aux datagrams (aux.go), also counted
+	// AuxSent and AuxReceived count aux datagrams (auxdatagram.go), also counted
 	// in DatagramsSent and DatagramsReceived.
 	AuxSent, AuxReceived uint64
 

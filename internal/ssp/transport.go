@@ -143,7 +143,7 @@ type Transport[L State[L], R State[R]] struct {
 	ends       []int    // where each datagram ends in arena
 	out        [][]byte // what Tick returns: slices of arena
 	inflated   []byte
-	// Aux datagrams (aux.go).
+	// Aux datagrams (auxdatagram.go).
 	auxPlain, auxOut []byte
 	aux              []byte // the stream packet the last Receive took
 }
