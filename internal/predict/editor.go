@@ -339,6 +339,9 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 		}
 	}
 	bottom := fb.Row(h - 1).Text()
+	if !strings.HasPrefix(bottom, insertMark) {
+		e.markLeft(first)
+	}
 	at := recv
 	var m modeState
 	switch {
@@ -403,10 +406,26 @@ func (e *Engine) showsEffect(fb *vt.Framebuffer, i int, echoed bool) bool {
 func (e *Engine) escapeBefore(i int) bool {
 	for i--; i >= 0; i-- {
 		if k := &e.log[i]; !k.simple() || k.opaque {
-			return k.kind == keyOther && k.r == keyEsc
+			return k.kind == keyOther && k.r == keyEsc && !k.left
 		}
 	}
 	return false
+}
+
+// markLeft records that vi has acted on every Escape of log[:n], keys
+// the server's screen shows echoed without "-- INSERT --" on its bottom
+// row: it has left insert mode, so "-- INSERT --" shown after them is
+// insert mode entered again (escapeBefore). Without this, an Escape stays
+// at the head of the log (trimLog keeps the last break) while the keys
+// after it are printable, as vi's commands are to an engine that does
+// not know the mode (after a wrong prediction forgot it), and the mode
+// is never learned from the screen again until the next Enter.
+func (e *Engine) markLeft(n int) {
+	for i := range e.log[:n] {
+		if k := &e.log[i]; k.kind == keyOther && k.r == keyEsc {
+			k.left = true
+		}
+	}
 }
 
 // typedBefore reports whether the key before log[i] is r: a prompt

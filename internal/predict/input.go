@@ -35,6 +35,7 @@ type key struct {
 	// The editor-mode model (editor.go):
 	mode  modeState // the mode the key was typed in
 	probe bool      // its modelled effect is on probation (not yet trusted)
+	left  bool      // an Escape after which the server showed vi out of insert mode
 }
 
 // simple reports whether the key is one whose effect on a line of text
