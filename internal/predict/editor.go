@@ -412,18 +412,27 @@ func (e *Engine) escapeBefore(i int) bool {
 	return false
 }
 
-// markLeft records that vi has acted on every Escape of log[:n], keys
-// the server's screen shows echoed without "-- INSERT --" on its bottom
-// row: it has left insert mode, so "-- INSERT --" shown after them is
-// insert mode entered again (escapeBefore). Without this, an Escape stays
-// at the head of the log (trimLog keeps the last break) while the keys
-// after it are printable, as vi's commands are to an engine that does
-// not know the mode (after a wrong prediction forgot it), and the mode
-// is never learned from the screen again until the next Enter.
+// markLeft records that vi has acted on an Escape of log[:n], keys the
+// server's screen shows echoed without "-- INSERT --" on its bottom
+// row, when a key typed escapeWait or more after it is among them: vi
+// has left insert mode (it acts on a lone Escape within escapeWait), so
+// "-- INSERT --" shown after them is insert mode entered again
+// (escapeBefore). Without this, an Escape stays at the head of the log
+// (trimLog keeps the last break) while the keys after it are printable,
+// as vi's commands are to an engine that does not know the mode (after a
+// wrong prediction forgot it), and the mode is not learned from the
+// screen again until the next Enter.
 func (e *Engine) markLeft(n int) {
 	for i := range e.log[:n] {
-		if k := &e.log[i]; k.kind == keyOther && k.r == keyEsc {
-			k.left = true
+		k := &e.log[i]
+		if k.kind != keyOther || k.r != keyEsc || k.left {
+			continue
+		}
+		for j := i + 1; j < n; j++ {
+			if e.log[j].when.Sub(k.when) >= escapeWait {
+				k.left = true
+				break
+			}
 		}
 	}
 }

@@ -86,6 +86,24 @@ func TestViInsertLearnedAfterEscape(t *testing.T) {
 	}
 }
 
+// TestViEscapeNotYetActedOn: a screen without "-- INSERT --" read
+// while vi may still be waiting on an Escape (less than escapeWait
+// after it) does not make the Escape acted on: "-- INSERT --" shown
+// next may still be from before it, and the key typed then is not
+// taken for text.
+func TestViEscapeNotYetActedOn(t *testing.T) {
+	s := newSim(t, 20, 5, Adaptive, false)
+	ins := []string{"hello world", "second line", "~", "~", "-- INSERT --"}
+	s.run([]step{
+		{at: 0, host: viScreen, show: viFile, cur: [2]int{0, 0}},
+		{at: 1000, keys: "\x1b", show: viFile, cur: [2]int{0, 0}},
+		{at: 1100, keys: "0", show: viFile, cur: [2]int{0, 0}},
+		{at: 1600, acked: 2, echo: 2, show: viFile, cur: [2]int{0, 0}},
+		{at: 1650, host: "\x1b[5;1H\x1b[1m-- INSERT --\x1b[m\x1b[1;1H", acked: 2, echo: 2, show: ins, cur: [2]int{0, 0}},
+		{at: 1700, keys: "x", show: ins, cur: [2]int{0, 0}, shown: notShown},
+	})
+}
+
 // TestPagerPrompt: less waiting for a command (":" alone on the bottom
 // row) takes j as a command, never shown as text; / opens its search
 // prompt, hidden the first time until the server shows it, and shown at
