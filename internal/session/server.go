@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -26,68 +25,6 @@ const (
 	// blocking the session.
 	maxPTYBacklog = 16 << 20
 )
-
-// ServerConfig is one server session: the socket, the key, the program's
-// terminal and the server's lifetime rules.
-type ServerConfig struct {
-	// Conn is the bound server socket; Serve closes it.
-	Conn *ssp.Conn
-	// Key is the session key the client was given.
-	Key sspcrypto.Key
-	// PTY is the program's terminal, already started at Cols×Rows (see
-	// [ClampSize]); Serve closes it.
-	PTY PTY
-	// Cols and Rows are the terminal's size at the start.
-	Cols, Rows int
-	// Signals delivers SignalQuit and SignalEndIfIdle.
-	Signals <-chan Signal
-	// MOTD is shown on the screen before the program's output (the login
-	// message of the day).
-	MOTD []byte
-	// NetworkTimeout, when positive, ends the session after that long
-	// without a new state from the client (MOSH_SERVER_NETWORK_TMOUT).
-	NetworkTimeout time.Duration
-	// SignalTimeout, when positive, makes SignalEndIfIdle end the session
-	// only if the client has been silent that long
-	// (MOSH_SERVER_SIGNAL_TMOUT); otherwise the signal always ends it.
-	SignalTimeout time.Duration
-	// Pacing is when screen updates are sent (ssp.Pacing; the zero value
-	// is gosh's).
-	Pacing ssp.Pacing
-	// Agent, if not nil, is the socket the program's SSH_AUTH_SOCK names:
-	// its connections are forwarded to the client's agent (a gosh client
-	// asked with -A). The server closes it when the session ends.
-	Agent Listener
-	// Dial, if not nil, connects to a TCP "host:port" for a channel the
-	// client opens (gosh connect -L and -D); nil refuses them.
-	Dial func(hostPort string) (io.ReadWriteCloser, error)
-	// Listen, if not nil, listens on a TCP "host:port" for a listening
-	// channel the client opens (gosh connect -R); nil refuses them.
-	Listen func(hostPort string) (Listener, error)
-	// Forwarding is what forwarding the server allows (Dial and Listen
-	// permitting): the zero value allows -L, -D and -R, and listens for
-	// -R on the loopback address only.
-	Forwarding ForwardPolicy
-	// Scrollback is how many lines that scrolled off the screen the
-	// server keeps for a gosh client's scrollback (the zero value:
-	// DefaultScrollback).
-	Scrollback Scrollback
-	// SessionID is the session's ID on its host (8 lowercase hex digits,
-	// the daemon's, as gosh sessions lists it), which the server tells a
-	// gosh client that takes it (docs/protocol.md section 12.4); ""
-	// tells none.
-	SessionID string
-	// Control, if not nil, delivers requests from the daemon's control
-	// socket (gosh sessions, gosh connect --attach): see [ControlRequest].
-	Control <-chan ControlRequest
-	// Logf receives the server's log; nil discards it.
-	Logf logf.Func
-
-	// stock, set only by this package's tests (export_test.go), makes the
-	// server look like a stock mosh-server to its client: it advertises
-	// no gosh_caps and ignores the client's.
-	stock bool
-}
 
 // Serve runs a server session until it ends: the program exits and the
 // client acknowledges the shutdown, the client shuts down, no client ever
@@ -159,15 +96,6 @@ func serverTransport(cfg ServerConfig, key sspcrypto.Key, logf logf.Func) ssp.Co
 // transportConfig is s's transport configuration with another key.
 func (s *server) transportConfig(key sspcrypto.Key) ssp.Config {
 	return serverTransport(s.cfg, key, s.logf)
-}
-
-// ClampSize keeps a requested terminal size within what the emulator
-// supports, defaulting to 80×24.
-func ClampSize(cols, rows int) (int, int) {
-	if cols <= 0 || rows <= 0 {
-		return 80, 24
-	}
-	return min(cols, vt.MaxCols), min(rows, vt.MaxRows)
 }
 
 // server is one running server session.
@@ -585,84 +513,6 @@ func (s *server) signal(sig Signal, now time.Time) (exitNow bool) {
 		return false
 	}
 	return s.startShutdown(now)
-}
-
-// readPTY is the pty feeder: it forwards the program's output to the loop.
-func (s *server) readPTY() {
-	defer s.wg.Done()
-	defer close(s.ptyOut)
-	// Two buffers, used in turn: the channel is unbuffered and the loop
-	// is done with one chunk (Feed keeps no reference to it) before it
-	// takes the next, so the buffer a chunk was read into is free again
-	// once the chunk after it has been handed over. A flood is read some
-	// 3 KiB at a time (the tty's line discipline holds 4 KiB); a fresh
-	// 32 KiB buffer per read cost more in zeroing and collection than
-	// the read itself.
-	var bufs [2][ptyReadSize]byte
-	budget := newOutputBudget(outputRate, outputBurst)
-	pause := time.NewTimer(0)
-	defer pause.Stop()
-	for i := 0; ; i ^= 1 {
-		buf := bufs[i][:]
-		n, err := s.pty.Read(buf)
-		if n > 0 {
-			select {
-			case s.ptyOut <- buf[:n]:
-			case <-s.done:
-				return
-			}
-			if wait := budget.spend(time.Now(), n); wait > 0 {
-				pause.Reset(wait)
-				select {
-				case <-pause.C:
-				case <-s.done:
-					return
-				}
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.logf.Printf("reading the terminal: %v", err)
-			}
-			s.awaitExit()
-			return
-		}
-	}
-}
-
-// awaitExit waits, up to exitWait, for the program to have exited, so
-// that the loop learns its exit status with the end of its output.
-func (s *server) awaitExit() {
-	er, ok := s.pty.(ExitReporter)
-	if !ok {
-		return
-	}
-	wait := time.NewTimer(exitWait)
-	defer wait.Stop()
-	select {
-	case <-er.Exited():
-	case <-wait.C:
-	case <-s.done:
-	}
-}
-
-// writePTY writes queued input to the program; a slow reader blocks only
-// this goroutine, never the loop.
-func (s *server) writePTY() {
-	defer s.wg.Done()
-	for {
-		select {
-		case b := <-s.writeReq:
-			_, err := s.pty.Write(b)
-			select {
-			case s.writeDone <- err:
-			case <-s.done:
-				return
-			}
-		case <-s.done:
-			return
-		}
-	}
 }
 
 // stop hangs up the program's terminal (which ends the program), waits for
