@@ -34,6 +34,15 @@ func startSSH(t *testing.T, delay time.Duration, argv []string, cols, rows int) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	c := dialClient(t, n, "xterm-256color", cols, rows)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dialClient dials the test server on n and opens a session with a
+// cols×rows terminal of the given type, within 10 s. The caller closes it.
+func dialClient(t *testing.T, n *Net, term string, cols, rows int) *Client {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := n.Dial(ctx, testPort)
@@ -41,12 +50,11 @@ func startSSH(t *testing.T, delay time.Duration, argv []string, cols, rows int) 
 		t.Fatal(err)
 	}
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	c, err := Dial(conn, "xterm-256color", cols, rows)
+	c, err := Dial(conn, term, cols, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn.SetDeadline(time.Time{})
-	t.Cleanup(func() { c.Close() })
 	return c
 }
 
@@ -202,16 +210,7 @@ func TestServerCloseEndsSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := n.Dial(ctx, testPort)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Dial(conn, "dumb", 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialClient(t, n, "dumb", 80, 24)
 	defer c.Close()
 	out := readChunks(t, c)
 	var seen bytes.Buffer
@@ -251,16 +250,7 @@ func TestServerCloseEndsForwards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := n.Dial(ctx, testPort)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Dial(conn, "dumb", 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialClient(t, n, "dumb", 80, 24)
 	defer c.Close()
 	fc, err := c.DialTCP("127.0.0.1:7")
 	if err != nil {
