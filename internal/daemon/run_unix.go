@@ -52,6 +52,10 @@ func Run(ctx context.Context) error {
 		_ = writeMessage(statFile, st)
 		statFile.Close()
 	}
+	// Before the program starts: it must not inherit a SIGHUP or SIGPIPE
+	// ignored by whatever started this daemon (see serverSignals).
+	sigs, stop := serverSignals()
+	defer stop()
 	sc, err := prepare(&cfg, logf)
 	if err != nil {
 		report(status{Error: err.Error()})
@@ -68,8 +72,6 @@ func Run(ctx context.Context) error {
 	}
 	sc.SessionID = id // a gosh client started with --direct learns it so
 	report(status{Port: sc.Conn.LocalAddr().Port(), Key: sc.Key.Base64(), Session: id})
-	sigs, stop := serverSignals()
-	defer stop()
 	sc.Signals = sigs
 	if stop := cpuProfile(logf); stop != nil {
 		defer stop()
@@ -143,18 +145,25 @@ func listen(o Options, logf logf.Func) (*ssp.Conn, error) {
 
 // serverSignals installs the daemon's signal handling: SIGTERM and SIGINT
 // end the session, SIGUSR1 ends an idle one, SIGHUP and SIGPIPE are
-// ignored (the daemon has no terminal, and a closed pipe is an error
-// return). stop undoes the forwarding.
+// caught and dropped (the daemon has no terminal, and a closed pipe is an
+// error return). They are caught, not ignored: an ignored signal stays
+// ignored in every program the daemon starts, and a shell started with
+// SIGPIPE ignored prints "Broken pipe" errors under `yes | head`, one with
+// SIGHUP ignored outlives its hung-up terminal. Catching also undoes an
+// ignore inherited from the daemon's own parent (nohup), so it must come
+// before the program starts. stop undoes the forwarding.
 func serverSignals() (<-chan session.Signal, func()) {
 	in := make(chan os.Signal, 4)
-	signal.Notify(in, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1)
-	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	signal.Notify(in, syscall.SIGTERM, syscall.SIGINT, syscall.SIGUSR1, syscall.SIGHUP, syscall.SIGPIPE)
 	out := make(chan session.Signal, 4)
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case s := <-in:
+				if s == syscall.SIGHUP || s == syscall.SIGPIPE {
+					continue
+				}
 				v := session.SignalQuit
 				if s == syscall.SIGUSR1 {
 					v = session.SignalEndIfIdle
