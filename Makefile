@@ -22,6 +22,7 @@ BENCHCOUNT ?= 5
 # GoReleaser, pinned (never a floating version).
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 TESTTIMEOUT ?= 15m
+TESTP ?= 4
 
 # Debian packages the tests drive for real: the reference Mosh peer, an
 # OpenSSH server for the bootstrap tests, tmux for screen conformance and
@@ -48,9 +49,13 @@ run: build
 man:
 	$(GO) run -tags gendocs ./cmd/gosh gendocs build/docs
 
-test: deps fmt-check vet tidy-check race hostile wine-test
+# The hostile tests and the Windows tests under Wine run side by side:
+# each leaves one CPU of two mostly idle.
+test: deps fmt-check vet tidy-check race
+	@$(MAKE) --no-print-directory -j2 --output-sync=target hostile wine-test
 
-check: fmt-check vet tidy-check race hostile wine-test
+check: fmt-check vet tidy-check race
+	@$(MAKE) --no-print-directory -j2 --output-sync=target hostile wine-test
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -65,8 +70,11 @@ vet:
 tidy-check:
 	$(GO) mod tidy -diff
 
+# TESTP packages at a time: the real-binary tests spend most of their time
+# waiting on emulated links, real sshd and stock Mosh, which left two CPUs
+# half idle at go test's default of one package per CPU.
 race:
-	$(GO) test -race -timeout $(TESTTIMEOUT) ./...
+	$(GO) test -race -p $(TESTP) -timeout $(TESTTIMEOUT) ./...
 
 # hostile runs the tests that build only without the race detector: hostile
 # peers and memory bounds, which allocate hundreds of megabytes or push tens

@@ -19,6 +19,7 @@ import (
 // (a figure in the wrong column) while gosh-nopredict's are n/a, the
 // check finding nothing wrong on it.
 func TestE2EBenchTypingBinary(t *testing.T) {
+	t.Parallel() // the binary in real time, in temp dirs of its own; asserts no timing
 	if testing.Short() {
 		t.Skip("types for about a minute")
 	}

@@ -311,10 +311,10 @@ func TestScrollPushedFollowsWrites(t *testing.T) {
 			last = next
 		}})
 		r.waitScreen(ready, 2*time.Second)
-		r.term.Type("seq 5000\r")
+		r.term.Type("seq 2500\r")
 		r.waitFor("the scrollback", 60*time.Second, func() bool {
 			nums, _ := numbersSeen(r.term.Scrollback())
-			return len(nums) >= 4970
+			return len(nums) >= 2470
 		})
 		time.Sleep(2 * time.Second)
 		if has := uint64(len(r.term.Scrollback())); last != has {
