@@ -51,7 +51,6 @@ func TestForwardQuick(t *testing.T) {
 // or so here, which also leaves room for few of them, so the test asks
 // for one).
 func TestForwardTypingQuick(t *testing.T) {
-	t.Parallel() // real time, its own links and ports; compares the two transports in one run
 	if runtime.GOOS == "windows" {
 		// A known gap (docs/bench.md, On Windows): under Wine the SSH
 		// baseline's transfer stops before a tenth of it came back, its
