@@ -199,12 +199,17 @@ func TestTypingShowsAtOnce(t *testing.T) {
 			snaps := ty.Snapshots(at[0])
 			instant := 0
 			for i := range keys {
+				// Shown: the first screen from the keystroke on with the
+				// line typed so far. A later key may already be on it
+				// too: a loaded machine paints two keys 120 ms apart at
+				// once, and the first of them is then never on a screen
+				// of its own.
 				want := strings.TrimRight(typingPrompt+cmd[:i+2], " ")
 				x := len(typingPrompt) + i + 2
 				shown := time.Duration(-1)
 				for _, sn := range snaps {
 					cx, cy := sn.FB.Cursor()
-					if !sn.At.Before(at[i]) && cy == 0 && cx == x && sn.FB.Row(0).Text() == want {
+					if !sn.At.Before(at[i]) && cy == 0 && cx >= x && strings.HasPrefix(sn.FB.Row(0).Text(), want) {
 						shown = sn.At.Sub(at[i])
 						break
 					}
