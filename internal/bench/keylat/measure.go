@@ -71,7 +71,7 @@ func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf logf
 		if last < 0 {
 			continue
 		}
-		r.markShown(s, last, at, refs)
+		r.markShown(s, last, at, refs, nil)
 		if n+1 < len(snaps) && snaps[n+1].At.Sub(s.At) < Transient {
 			continue // a frame read in pieces: not on the screen long enough to be seen
 		}
@@ -91,15 +91,28 @@ func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf logf
 
 // markShown finds the latest keystroke up to last, not yet shown, whose
 // reference s matches, and marks it and every earlier keystroke not yet
-// shown as shown at s.At.
-func (r *Result) markShown(s Snapshot, last int, at []time.Time, refs []*vt.Framebuffer) {
-	for j := last; j >= 0 && r.Latency[j] < 0; j-- {
-		if SameLine(s.FB, refs[j]) {
-			for i := j; i >= 0 && r.Latency[i] < 0; i-- {
-				r.Latency[i] = s.At.Sub(at[i])
-			}
-			return
+// shown as shown at s.At. A match says nothing when that reference is the
+// screen from before the earliest of those keystrokes (initial, or the
+// reference of the one before it): vim's Enter after ":w" puts the cursor
+// back where it was before the ":", and the screen still waiting for the
+// ":" would otherwise count all three shown at once.
+func (r *Result) markShown(s Snapshot, last int, at []time.Time, refs []*vt.Framebuffer, initial *vt.Framebuffer) {
+	first := last + 1 // the earliest keystroke not yet shown
+	for first > 0 && r.Latency[first-1] < 0 {
+		first--
+	}
+	before := initial
+	if first > 0 {
+		before = refs[first-1]
+	}
+	for j := last; j >= first; j-- {
+		if !SameLine(s.FB, refs[j]) || (before != nil && SameLine(refs[j], before)) {
+			continue
 		}
+		for i := j; i >= first; i-- {
+			r.Latency[i] = s.At.Sub(at[i])
+		}
+		return
 	}
 }
 

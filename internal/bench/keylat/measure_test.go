@@ -200,3 +200,32 @@ func TestWrongCell(t *testing.T) {
 		})
 	}
 }
+
+// TestShownNotByTheScreenBefore: vim's ":w" Enter puts the cursor back
+// where it was before the ":", so the reference after the Enter has the
+// line of the screen from before the ":". A screen still waiting for the
+// ":" is no sign of any of the three keys: they are shown when the
+// screen shows ":w", and the Enter when the cursor is back after it.
+func TestShownNotByTheScreenBefore(t *testing.T) {
+	start := screen(20, 3, "text\x1b[1;2H")                   // the cursor on the "e"
+	text := screen(20, 3, "text\x1b[1;3H")                    // "l" moved it to the "x"
+	colon := screen(20, 3, "text\x1b[3;1H:")                  // the prompt on the bottom row
+	colonW := screen(20, 3, "text\x1b[3;1H:w")                // and its "w"
+	written := screen(20, 3, "text\x1b[3;1Hwritten\x1b[1;3H") // the cursor back
+	at := []time.Time{ms(0), ms(100), ms(200), ms(300)}
+	refs := []*vt.Framebuffer{text, colon, colonW, written}
+	snaps := []Snapshot{{ms(5), text}, {ms(345), text}, {ms(700), colon}, {ms(800), colonW}, {ms(1000), written}}
+	want := []time.Duration{5 * time.Millisecond, 600 * time.Millisecond, 600 * time.Millisecond, 700 * time.Millisecond}
+	for _, name := range []string{"Measure", "Session.Measure"} {
+		var r Result
+		if name == "Measure" {
+			r = Measure(at, refs, snaps, nil)
+		} else {
+			s := Session{At: at, Refs: refs, Screen: snaps, Initial: start}
+			r = s.Measure()
+		}
+		if !slices.Equal(r.Latency, want) {
+			t.Errorf("%s: latencies %v, want %v", name, r.Latency, want)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func (s *Session) Measure() Result {
 		if last < 0 {
 			continue
 		}
-		r.markShown(snap, last, s.At, s.Refs)
+		r.markShown(snap, last, s.At, s.Refs, s.Initial)
 		for first < n && r.Latency[first] >= 0 {
 			first++
 		}
