@@ -78,6 +78,48 @@ func TestWindows(t *testing.T) {
 	overlay := writeOverlay(t, bin)
 	t.Run("packages", func(t *testing.T) { testPackages(t, w, root, bin, overlay) })
 	t.Run("client session", func(t *testing.T) { testClientSession(t, w, root, bin, overlay) })
+	if args := os.Getenv("GOSH_WINE_BENCH"); args != "" {
+		// A measurement on demand, not a test: docs/bench.md's run of the
+		// Windows build under Wine.
+		t.Run("bench", func(t *testing.T) { runBench(t, w, root, bin, overlay, strings.Fields(args)) })
+	}
+}
+
+// runBench runs "gosh.exe bench args..." under Wine, in a console (a tmux
+// window), and writes its report to GOSH_WINE_BENCH_OUT (or the log):
+//
+//	GOSH_WINE_BENCH='paper --runs 1' GOSH_WINE_BENCH_OUT=/tmp/paper.txt \
+//	  go test -tags winetest -run 'TestWindows/bench' -timeout 2h ./internal/winetest
+func runBench(t *testing.T, w *wine, root, bin, overlay string, args []string) {
+	e2etest.RequireCommands(t, "tmux")
+	client := filepath.Join(bin, "gosh-bench.exe")
+	build := exec.Command("go", "build", "-o", client, "-overlay", overlay, "./cmd/gosh")
+	build.Dir = root
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build gosh.exe: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	argv := append([]string{"sh", "-c", `out=$1; shift; exec "$@" > "$out" 2>&1`, "sh", out, w.loader, client, "bench"}, args...)
+	tm := e2etest.NewTmux(t, 100, 30, slices.Clone(w.vars), argv...)
+	start := time.Now()
+	for {
+		if dead, status := tm.PaneDead(); dead {
+			report, _ := os.ReadFile(out)
+			if dst := os.Getenv("GOSH_WINE_BENCH_OUT"); dst != "" {
+				if err := os.WriteFile(dst, report, 0o644); err != nil {
+					t.Error(err)
+				}
+			} else {
+				t.Logf("gosh.exe bench %s:\n%s", strings.Join(args, " "), report)
+			}
+			if status != 0 {
+				t.Errorf("gosh.exe bench exited with status %d after %v", status, time.Since(start).Round(time.Second))
+			}
+			return
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // testPackages runs each package's tests as a Windows program, in
