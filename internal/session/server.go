@@ -429,7 +429,10 @@ func (s *server) enqueue(b []byte) {
 // and its ack then share a frame. Output read while the last input is
 // being written counts too. (So a chunk read just before the write
 // completed can pass for the answer; the cost is a prediction judged a
-// frame early.)
+// frame early. So can the first part of an answer written in parts:
+// vim, reading "po" and Escape at once, first clears "-- INSERT --" and
+// moves the cursor in one write, then draws "po" in the next, and a
+// shown "p" is judged against the screen between.)
 func (s *server) answered() {
 	if !s.inputDone || s.cfg.Pacing != ssp.PacingGosh || s.tr.ShutdownInProgress() {
 		return
