@@ -81,3 +81,22 @@ func TestShownNever(t *testing.T) {
 		{at: 1800, keys: "s", show: []string{"$ l"}, cur: [2]int{3, 0}, shown: notShown},
 	})
 }
+
+// TestRightPrompt: a right prompt (zsh's RPROMPT, or one drawn by bash's
+// PROMPT_COMMAND) stays where it is while a line is typed at the end of
+// the line; shifting it with the line, as text after the cursor is, was a
+// wrong prediction for every key.
+func TestRightPrompt(t *testing.T) {
+	s := newSim(t, 20, 4, Adaptive, false)
+	s.run([]step{
+		{at: 0, host: "$ \x1b7\x1b[17G[r]\x1b8", show: []string{"$               [r]"}, cur: [2]int{2, 0}},
+		{at: 1000, keys: "l", show: []string{"$               [r]"}, cur: [2]int{2, 0}, shown: notShown},
+		{at: 1500, host: "l", acked: 1, echo: 1, show: []string{"$ l             [r]"}, cur: [2]int{3, 0}},
+		{at: 1800, keys: "s", show: []string{"$ ls            [r]"}, ul: []string{"   _"}, cur: [2]int{4, 0}, shown: isShown},
+		{at: 1950, keys: " ", show: []string{"$ ls            [r]"}, ul: []string{"   _"}, cur: [2]int{5, 0}},
+		{at: 2300, host: "s ", acked: 3, echo: 3, show: []string{"$ ls            [r]"}, cur: [2]int{5, 0}},
+	})
+	if st := s.e.Stats(); st.Wrong != 0 {
+		t.Errorf("Stats = %+v, want no wrong predictions", st)
+	}
+}

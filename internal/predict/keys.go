@@ -81,7 +81,16 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 		e.becomeTentative() // emacs draws a continuation mark, a shell just wraps
 		k.opaque = true
 	}
-	if !e.overwrite {
+	switch start, ok := e.rightPrompt(fb, y, col); {
+	case ok && col+wd >= start-1:
+		// Typed up to a right prompt: zsh takes it away, bash's
+		// PROMPT_COMMAND kind is overwritten. Not known which.
+		e.becomeTentative()
+		k.opaque = true
+	case ok:
+		// A line editor draws at the end of its line and leaves the
+		// right prompt where it is.
+	case !e.overwrite:
 		e.shiftRight(k, fb, y, col, wd)
 	}
 	e.putRune(k, fb, y, col, wd)
@@ -100,6 +109,48 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 		c = e.cursor()
 		c.altCol, c.altRow, c.hasAlt = e.w-1, y, true
 	}
+}
+
+// rightPrompt finds a right prompt on row y beyond col: text ending in
+// the row's last three columns, with two or more blanks between it and
+// the cursor's cell, which is blank itself (zsh's RPROMPT, or one drawn
+// by bash's PROMPT_COMMAND). Typing at the end of the line leaves it in
+// place; shifting it right with the line, as for text after the cursor,
+// predicted a wrong screen for every key of the line. It returns the
+// prompt's first column. Not on the alternate screen or in vi's modes,
+// where a line is text being edited, and not where the row holds
+// predictions whose content is unknown.
+func (e *Engine) rightPrompt(fb *vt.Framebuffer, y, col int) (start int, ok bool) {
+	if fb.Modes().AltScreen || e.inVi() {
+		return 0, false
+	}
+	blank := func(i int) bool {
+		if r := e.rows[y]; r != nil && r[i].active && r[i].unknown {
+			return false
+		}
+		c, cont := e.cellAt(fb, i, y)
+		return !cont && c.IsBlank()
+	}
+	start = col
+	for start < e.w && blank(start) {
+		start++
+	}
+	if start-col < 2 || start == e.w {
+		return 0, false
+	}
+	last := e.w - 1
+	for last > start && blank(last) {
+		last--
+	}
+	if last < e.w-3 {
+		return 0, false
+	}
+	for i := start; i <= last; i++ {
+		if r := e.rows[y]; r != nil && r[i].active && r[i].unknown {
+			return 0, false
+		}
+	}
+	return start, true
 }
 
 // trustWrap reports whether a character typed in the last column of row y
