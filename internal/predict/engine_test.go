@@ -100,3 +100,23 @@ func TestRightPrompt(t *testing.T) {
 		t.Errorf("Stats = %+v, want no wrong predictions", st)
 	}
 }
+
+// TestRightPromptMidLine: a key typed inside the line shifts the rest of
+// the line, not the right prompt beyond it.
+func TestRightPromptMidLine(t *testing.T) {
+	s := newSim(t, 20, 4, Adaptive, false)
+	s.run([]step{
+		{at: 0, host: "$ \x1b7\x1b[17G[r]\x1b8", show: []string{"$               [r]"}, cur: [2]int{2, 0}},
+		{at: 1000, keys: "a", show: []string{"$               [r]"}, cur: [2]int{2, 0}, shown: notShown},
+		{at: 1500, host: "a", acked: 1, echo: 1, show: []string{"$ a             [r]"}, cur: [2]int{3, 0}},
+		{at: 1800, keys: "b", show: []string{"$ ab            [r]"}, ul: []string{"   _"}, cur: [2]int{4, 0}, shown: isShown},
+		{at: 2300, host: "b", acked: 2, echo: 2, show: []string{"$ ab            [r]"}, cur: [2]int{4, 0}},
+		{at: 2400, keys: "\x1b[D", show: []string{"$ ab            [r]"}, cur: [2]int{3, 0}},
+		{at: 2550, keys: "x", show: []string{"$ axb           [r]"}, ul: []string{"   __"}, cur: [2]int{4, 0}},
+		{at: 2900, host: "\b", acked: 3, echo: 3, show: []string{"$ axb           [r]"}, ul: []string{"   __"}, cur: [2]int{4, 0}},
+		{at: 3050, host: "xb\b", acked: 4, echo: 4, show: []string{"$ axb           [r]"}, cur: [2]int{4, 0}},
+	})
+	if st := s.e.Stats(); st.Wrong != 0 {
+		t.Errorf("Stats = %+v, want no wrong predictions", st)
+	}
+}

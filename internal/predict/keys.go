@@ -81,15 +81,17 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 		e.becomeTentative() // emacs draws a continuation mark, a shell just wraps
 		k.opaque = true
 	}
-	switch start, ok := e.rightPrompt(fb, y, col); {
-	case ok && col+wd >= start-1:
+	switch gap, start, ok := e.rightPrompt(fb, y, col); {
+	case ok && (col >= gap && col+wd >= start-1 || col < gap && start-gap-wd < 1):
 		// Typed up to a right prompt: zsh takes it away, bash's
 		// PROMPT_COMMAND kind is overwritten. Not known which.
 		e.becomeTentative()
 		k.opaque = true
-	case ok:
+	case ok && col >= gap:
 		// A line editor draws at the end of its line and leaves the
 		// right prompt where it is.
+	case ok && !e.overwrite:
+		e.shiftRightUpTo(k, fb, y, col, wd, start) // the line's text, not the prompt
 	case !e.overwrite:
 		e.shiftRight(k, fb, y, col, wd)
 	}
@@ -112,45 +114,59 @@ func (e *Engine) printRune(k *key, fb *vt.Framebuffer) {
 }
 
 // rightPrompt finds a right prompt on row y beyond col: text ending in
-// the row's last three columns, with two or more blanks between it and
-// the cursor's cell, which is blank itself (zsh's RPROMPT, or one drawn
-// by bash's PROMPT_COMMAND). Typing at the end of the line leaves it in
-// place; shifting it right with the line, as for text after the cursor,
-// predicted a wrong screen for every key of the line. It returns the
-// prompt's first column. Not on the alternate screen or in vi's modes,
-// where a line is text being edited, and not where the row holds
-// predictions whose content is unknown.
-func (e *Engine) rightPrompt(fb *vt.Framebuffer, y, col int) (start int, ok bool) {
+// the row's last three columns after two or more blanks (zsh's RPROMPT,
+// or one drawn by bash's PROMPT_COMMAND), which is not part of the line
+// being edited. A line editor leaves it in place as a line is typed:
+// shifting it right with the line, as text after the cursor is, predicted
+// a wrong screen for every key of such a line. It returns where the blanks
+// before it start (gap) and its first column (start). Not on the
+// alternate screen or in vi's modes, where a row is text being edited,
+// and not where the row holds predictions whose content is unknown.
+func (e *Engine) rightPrompt(fb *vt.Framebuffer, y, col int) (gap, start int, ok bool) {
 	if fb.Modes().AltScreen || e.inVi() {
-		return 0, false
+		return 0, 0, false
 	}
+	row := e.rows[y]
 	blank := func(i int) bool {
-		if r := e.rows[y]; r != nil && r[i].active && r[i].unknown {
-			return false
-		}
 		c, cont := e.cellAt(fb, i, y)
 		return !cont && c.IsBlank()
 	}
-	start = col
-	for start < e.w && blank(start) {
-		start++
-	}
-	if start-col < 2 || start == e.w {
-		return 0, false
-	}
-	last := e.w - 1
-	for last > start && blank(last) {
-		last--
-	}
-	if last < e.w-3 {
-		return 0, false
-	}
-	for i := start; i <= last; i++ {
-		if r := e.rows[y]; r != nil && r[i].active && r[i].unknown {
-			return 0, false
+	for i := col; i < e.w; i++ {
+		if row != nil && row[i].active && row[i].unknown {
+			return 0, 0, false
 		}
 	}
-	return start, true
+	last := e.w - 1
+	for last >= col && blank(last) {
+		last--
+	}
+	if last < e.w-3 || last < col {
+		return 0, 0, false
+	}
+	// The prompt runs left from its end to the first two blanks.
+	start = last
+	for start-1 > col && !(blank(start-1) && blank(start-2)) {
+		start--
+	}
+	gap = start
+	for gap > col && blank(gap-1) {
+		gap--
+	}
+	if start-gap < 2 {
+		return 0, 0, false
+	}
+	return gap, start, true
+}
+
+// shiftRightUpTo predicts the cells of row y from col up to end moving n
+// columns right, the n cells before end (blanks) dropped.
+func (e *Engine) shiftRightUpTo(k *key, fb *vt.Framebuffer, y, col, n, end int) {
+	row := e.row(y)
+	for i := end - 1; i >= col+n; i-- {
+		c := &row[i]
+		e.startCell(c, k, fb.Cell(i, y))
+		c.copyContent(&row[i-n], fb.Cell(i-n, y))
+	}
 }
 
 // trustWrap reports whether a character typed in the last column of row y
