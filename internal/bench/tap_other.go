@@ -8,8 +8,9 @@ import (
 )
 
 // tapSupported: on Windows the tap would need a pseudo console inside the
-// server's own; typing runs there go without it, and the wrong-prediction
-// check compares with the references alone.
+// server's own; typing runs there go without it, and the transports whose
+// server side runs in this process record the program's output instead
+// (serverTrace).
 const tapSupported = false
 
 // TapMain says that the tap runs on Unix only, and returns 2.

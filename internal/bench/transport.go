@@ -36,6 +36,9 @@ type remoteSpec struct {
 	Env        []string
 	Dir        string
 	Cols, Rows int
+	// trace, if not nil, is given the program's output by a transport
+	// whose server side runs in this process; the others ignore it.
+	trace *serverTrace
 }
 
 // live is one transport carrying a session over an emulated link: what

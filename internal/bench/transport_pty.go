@@ -67,8 +67,12 @@ func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 	ctx, cancel := context.WithCancel(ctx)
 	g := &goshLive{m: newMirror(spec.Cols, spec.Rows, true), input: make(chan []byte, 64), relay: relay,
 		cancel: cancel, srvDone: make(chan error, 1), cliDone: make(chan error, 1), cols: spec.Cols, rows: spec.Rows}
+	var sp session.PTY = prog
+	if see := spec.trace.observer(); see != nil {
+		sp = observedPTY{prog, see}
+	}
 	go func() {
-		g.srvDone <- session.Serve(ctx, session.ServerConfig{Conn: sconn, Key: key, PTY: prog, Cols: spec.Cols, Rows: spec.Rows, Pacing: pacing})
+		g.srvDone <- session.Serve(ctx, session.ServerConfig{Conn: sconn, Key: key, PTY: sp, Cols: spec.Cols, Rows: spec.Rows, Pacing: pacing})
 	}()
 	var pred session.Predictor
 	if withPrediction {
@@ -79,6 +83,20 @@ func startGosh(ctx context.Context, spec remoteSpec, link linkem.Profile, seed u
 			Terminal: (*goshTerminal)(g), Predict: pred, Pacing: pacing})
 	}()
 	return g, nil
+}
+
+// observedPTY is a program's pty whose output is also shown to see, as
+// the server loop reads it. The embedded Program keeps its other methods
+// (the exit status the server loop passes on).
+type observedPTY struct {
+	*pty.Program
+	see func([]byte)
+}
+
+func (p observedPTY) Read(b []byte) (int, error) {
+	n, err := p.Program.Read(b)
+	p.see(b[:n])
+	return n, err
 }
 
 func (g *goshLive) typeKeys(b []byte) error {
@@ -162,7 +180,8 @@ func startSSH(ctx context.Context, spec remoteSpec, link linkem.Profile, seed ui
 		s.close()
 		return nil, err
 	}
-	if s.srv, err = sshlink.StartServer(l, sshlink.ServerConfig{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir}); err != nil {
+	if s.srv, err = sshlink.StartServer(l, sshlink.ServerConfig{Argv: spec.Argv, Env: spec.Env, Dir: spec.Dir,
+		Output: spec.trace.observer()}); err != nil {
 		s.close()
 		return nil, err
 	}

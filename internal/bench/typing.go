@@ -153,6 +153,9 @@ type typingBench struct {
 	// tap is this program's executable, which runs the tap (TapArgs)
 	// that records the server's screen during a typing run; "" for none.
 	tap string
+	// seeSession, if not nil, is shown each run's session before it is
+	// measured (tests).
+	seeSession func(*keylat.Session)
 	// starters, if not nil, replaces starterFor (tests).
 	starters func(name string) (starter, error)
 }

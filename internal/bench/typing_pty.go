@@ -98,14 +98,22 @@ const echoWait = 300 * time.Millisecond
 
 // typeOver runs the workload through one transport with one seed: it
 // starts the transport (the server's program under the tap, when there is
-// one), waits for the first screen, types each key after its gap, waits
-// for the screen to show the last key, and measures. It returns the run
+// one; otherwise a transport whose server side runs in this process
+// records the program's output), waits for the first screen, types each
+// key after its gap, waits for the screen to show the last key, and
+// measures. It returns the run
 // and the transport's note. It is the run's steps in order (tap, start,
 // type, wait, measure); hence its length.
 func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.Profile, seed uint64) (TypingRun, string, error) {
 	spec, w, refs := tb.spec, &tb.w, tb.refs
 	var tapLog string
-	if tb.tap != "" {
+	var trace *serverTrace
+	if tb.tap == "" {
+		// No tap (Windows): the transports whose server side runs in
+		// this process record the program's output themselves.
+		trace = &serverTrace{}
+		spec.trace = trace
+	} else {
 		f, err := os.CreateTemp(tb.base, "tap-*.log")
 		if err != nil {
 			return TypingRun{}, "", err
@@ -155,6 +163,11 @@ func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.
 		if session.Server, err = readTapFile(tapLog); err != nil {
 			return TypingRun{}, "", fmt.Errorf("reading the server's screens: %w", err)
 		}
+	} else {
+		session.Server = trace.outputs()
+	}
+	if tb.seeSession != nil {
+		tb.seeSession(&session)
 	}
 	if os.Getenv("GOSH_TYPING_DEBUG") != "" {
 		session.Logf = func(format string, args ...any) { fmt.Fprintf(tb.progress, format, args...) }

@@ -31,6 +31,11 @@ type ServerConfig struct {
 	// Forward, if not nil, serves direct-tcpip channels (ssh -L): it
 	// connects to "host:port".
 	Forward func(hostPort string) (io.ReadWriteCloser, error)
+	// Output, if not nil, is called with each piece of a session's
+	// program output as it is read, before it is sent to the client (a
+	// benchmark's record of what the program drew). It must not keep the
+	// slice; nil records nothing.
+	Output func(p []byte)
 }
 
 // Server is an in-process SSH server that runs [ServerConfig]'s program

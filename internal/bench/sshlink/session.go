@@ -132,6 +132,10 @@ func (ss *session) startShell() bool {
 // serveSession's loop.
 func (ss *session) startCopiers() {
 	ch, prog, logf := ss.ch, ss.prog, ss.srv.logf
+	var out io.Reader = prog
+	if see := ss.srv.cfg.Output; see != nil {
+		out = observed{prog, see}
+	}
 	ss.copiers.Add(2)
 	go func() {
 		defer ss.copiers.Done()
@@ -139,7 +143,7 @@ func (ss *session) startCopiers() {
 	}()
 	go func() {
 		defer ss.copiers.Done()
-		if _, err := io.Copy(ch, prog); err != nil && !errors.Is(err, io.EOF) {
+		if _, err := io.Copy(ch, out); err != nil && !errors.Is(err, io.EOF) {
 			logf.Printf("sshlink: program output: %v", err) // io.EOF: the channel closed first
 		}
 		// internal/pty does not report the exit code; 0 stands for
@@ -147,4 +151,18 @@ func (ss *session) startCopiers() {
 		_, _ = ch.SendRequest("exit-status", false, ssh.Marshal(exitStatus{Status: 0}))
 		ch.Close()
 	}()
+}
+
+// observed is a reader whose reads are also shown to see.
+type observed struct {
+	r   io.Reader
+	see func([]byte)
+}
+
+func (o observed) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	if n > 0 {
+		o.see(p[:n])
+	}
+	return n, err
 }

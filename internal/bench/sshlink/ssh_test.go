@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -279,5 +280,48 @@ func TestServerCloseEndsForwards(t *testing.T) {
 	case <-closed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Server.Close did not return within 10s")
+	}
+}
+
+// TestServerOutputObserved: ServerConfig.Output sees the program's output
+// as the server reads it, before it reaches the client.
+func TestServerOutputObserved(t *testing.T) {
+	checkLeaks(t)
+	n := newTestNet(t, 0, 0, 1)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var observed bytes.Buffer
+	srv, err := StartServer(l, ServerConfig{
+		Argv: []string{"sh", "-c", "stty raw -echo; echo ready; exec cat"},
+		Env:  []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"},
+		Logf: t.Logf,
+		Output: func(p []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			observed.Write(p)
+		},
+	})
+	if err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c := dialClient(t, n, "xterm-256color", 80, 24)
+	t.Cleanup(func() { c.Close() })
+	out := readChunks(t, c)
+	var seen bytes.Buffer
+	waitFor(t, out, &seen, "ready\n")
+	if _, err := c.Stdin.Write([]byte("typed")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, out, &seen, "typed")
+	mu.Lock()
+	got := observed.String()
+	mu.Unlock()
+	if got != seen.String() {
+		t.Errorf("Output saw %q; the client got %q", got, seen.String())
 	}
 }
