@@ -63,6 +63,12 @@
 // it has sent its FIN. A benchmark that wants the steady state can
 // connect before it turns loss on.
 //
+// Older gVisor (before google/gvisor#13958, August 2026) also let CUBIC's
+// per-ACK update lower the congestion window, which a run of congestion
+// events (reordering, or late timers on a loaded machine) drove to zero:
+// a sender with nothing in flight then never sent again. go.mod requires
+// a gVisor with the fix, and TestStreamReordered fails without it.
+//
 // sshlink is an I/O package: its goroutines are the pumps, the server's
 // accept loop and one set per connection and session. Close on [Net],
 // [Server] and [Client] stops them.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/linkem"
 )
 
 // delayLink is a test [Link]: it delivers every packet after a fixed
@@ -124,6 +126,32 @@ func newTestNet(t *testing.T, delay time.Duration, loss float64, seed uint64) *N
 	t.Cleanup(func() {
 		for _, l := range links {
 			l.close()
+		}
+	})
+	if err != nil {
+		t.Fatalf("NewNet: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// newPipeNet builds a Net whose links are linkem pipes modelled by cfg
+// each way, as the benchmarks' are, and closes it and the pipes when the
+// test ends.
+func newPipeNet(t *testing.T, cfg linkem.Config, seed uint64) *Net {
+	t.Helper()
+	var pipes []*linkem.Pipe
+	mk := func(s uint64) func(func([]byte)) Link {
+		return func(deliver func([]byte)) Link {
+			p := linkem.NewPipe(cfg, s, deliver)
+			pipes = append(pipes, p)
+			return p
+		}
+	}
+	n, err := NewNet(mk(seed), mk(seed+1))
+	t.Cleanup(func() {
+		for _, p := range pipes {
+			p.Close()
 		}
 	})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gosh-term/gosh/internal/linkem"
 )
 
 const testPort = 22
@@ -78,6 +80,55 @@ func TestStreamLossy(t *testing.T) {
 	if complete < streams/3 {
 		t.Errorf("%d of %d streams finished within %v, want at least %d", complete, streams, budget, streams/3)
 	}
+}
+
+// TestStreamReordered sends two megabytes to an echo server and back over
+// 8 Mbit/s links that reorder packets (up to 10 ms of jitter each way),
+// as a busy machine's late timers or Wine's coarse ones do to the
+// benchmark's links. Every reordering looks like a loss to the sender, so
+// congestion events come one after another; TCP must keep moving through
+// them. The gVisor before google/gvisor#13958 let CUBIC's per-ACK update
+// lower its window, down to zero within a second or two here: a sender
+// with nothing in flight then never sent again (gosh bench forward
+// --typing wedged so). A read that waits 10 s is that wedge.
+func TestStreamReordered(t *testing.T) {
+	checkLeaks(t)
+	const size, wedged = 2 << 20, 10 * time.Second
+	cfg := linkem.Config{Rate: 8e6, Queue: 100, Delay: 500 * time.Microsecond, Jitter: 10 * time.Millisecond, Reorder: true}
+	n := newPipeNet(t, cfg, 1)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go echoOnce(ctx, l)
+	c, err := n.Dial(ctx, testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := testData(size)
+	go c.Write(data) // ends with an error when c closes, if not before
+	got := make([]byte, 0, size)
+	start := time.Now()
+	last := start // when the last bytes came back
+	buf := make([]byte, 64<<10)
+	for len(got) < size {
+		c.SetReadDeadline(time.Now().Add(wedged))
+		k, err := c.Read(buf[:min(len(buf), size-len(got))])
+		if k > 0 {
+			got, last = append(got, buf[:k]...), time.Now()
+		}
+		if err != nil {
+			t.Fatalf("%d of %d bytes back within %v, then nothing for %v: %v", len(got), size, last.Sub(start).Round(time.Millisecond), wedged, err)
+		}
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("the bytes echoed differ from those sent")
+	}
+	t.Logf("%d bytes there and back in %v", size, time.Since(start).Round(time.Millisecond))
 }
 
 // testData returns size pseudo-random bytes.
