@@ -201,11 +201,17 @@ func forwardGosh(ctx context.Context, link linkem.Profile, size int, seed uint64
 // session with key, a key every 200 to 300 ms (Enter after 60, or at
 // the end of the row), and times each key's echo on the screen m (the
 // cursor where the key leaves it, counted from where the line starts:
-// column 0 under cat, after the prompt under cmd.exe). The typist starts once a tenth of the data came back (the
-// transfer is under way, at any link's speed) and stops when all of it
-// did; a key's echo is awaited as long as the transfer may take (behind
-// a full TCP send buffer on a slow link, SSH's takes a minute or more).
+// column 0 under cat, after the prompt under cmd.exe, which it waits for).
+// The typist starts once a tenth of the data came back (the transfer is
+// under way, at any link's speed) and stops when all of it did; a key's
+// echo is awaited as long as the transfer may take (behind a full TCP
+// send buffer on a slow link, SSH's takes a minute or more).
 func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte) error, m *mirror, size int) (ForwardResult, error) {
+	if runtime.GOOS == "windows" && !m.changedAfter(time.Time{}, readyTimeout) {
+		// cmd.exe paints its prompt (under Wine seconds after the session
+		// opened); quiet alone would count the columns from before it.
+		return ForwardResult{}, fmt.Errorf("cmd.exe showed no prompt within %v", readyTimeout)
+	}
 	m.quiet(time.Second, 10*time.Second)
 	fb := m.screen()
 	x0, _ := fb.Cursor()
@@ -245,7 +251,8 @@ func measureTyping(dialData func() (io.ReadWriteCloser, error), key func([]byte)
 		})
 		if at.IsZero() {
 			<-done
-			return r, fmt.Errorf("no echo of key %d within %v", i, forwardTimeout)
+			x, _ := m.screen().Cursor()
+			return r, fmt.Errorf("no echo of key %d within %v (the cursor stays at column %d, not %d)", i, forwardTimeout, x, want)
 		}
 		echoes = append(echoes, at.Sub(start))
 		col = want

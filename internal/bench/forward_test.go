@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -51,13 +50,7 @@ func TestForwardQuick(t *testing.T) {
 // or so here, which also leaves room for few of them, so the test asks
 // for one).
 func TestForwardTypingQuick(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		// A known gap (docs/bench.md, On Windows): under Wine the SSH
-		// baseline's transfer stops before a tenth of it came back, its
-		// reader waiting on the channel's write lock to grant window
-		// while the writer holds it. gosh's own side is not reached.
-		t.Skip("the SSH baseline's transfer beside a typist stalls under Wine (docs/bench.md)")
-	}
+	t.Parallel() // real time, its own links and ports; compares the two transports in one run
 	link, err := linkem.LookupProfile("lan")
 	if err != nil {
 		t.Fatal(err)
