@@ -97,14 +97,20 @@ func (c *Client) Resize(cols, rows int) error {
 // reported exit status 0 (the server always does; see [Server]).
 func (c *Client) Wait() error { return c.sess.Wait() }
 
-// Close ends the session and the connection. Pending reads of Stdout
-// return io.EOF. It is idempotent.
+// Close ends the connection and with it the session and every forwarded
+// connection. Pending reads of Stdout return io.EOF, and pending writes
+// fail. It is idempotent, and returns even when the network carries
+// nothing more.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		_ = c.sess.Close() // io.EOF if the server closed it first
+		// The connection first: closing the session sends a message, which
+		// waits for any write under way, and a write blocked on a full TCP
+		// send buffer of a connection that moves nothing would never end.
+		// Closing the connection fails that write.
 		if err := c.conn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			c.closeErr = fmt.Errorf("sshlink: %w", err)
 		}
+		_ = c.sess.Close() // io.EOF: the connection is gone
 	})
 	return c.closeErr
 }

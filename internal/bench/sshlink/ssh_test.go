@@ -198,6 +198,68 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
+// TestClientCloseOverDeadLink checks that Close returns while a write is
+// blocked in a connection that moves nothing (the link toward the server
+// drops every packet, so the TCP send buffer fills and stays full):
+// closing the session first waited for that write forever.
+func TestClientCloseOverDeadLink(t *testing.T) {
+	checkLeaks(t)
+	var up *delayLink
+	n, err := NewNet(func(deliver func([]byte)) Link {
+		up = newDelayLink(deliver, time.Millisecond, 0, 1)
+		return up
+	}, func(deliver func([]byte)) Link {
+		return newDelayLink(deliver, time.Millisecond, 0, 2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		n.Close()
+		up.close()
+	})
+	down := n.server.link.(*delayLink)
+	t.Cleanup(down.close)
+	l, err := n.Listen(testPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartServer(l, ServerConfig{Argv: []string{"cat"}, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := dialClient(t, n, "dumb", 80, 24)
+	go io.Copy(io.Discard, c.Stdout)
+	up.setLoss(1)
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := c.Stdin.Write(make([]byte, 2<<20)) // more than the send buffer holds
+		wrote <- err
+	}()
+	select {
+	case err := <-wrote:
+		t.Fatalf("a write of 2 MiB over a dead link returned (%v)", err)
+	case <-time.After(time.Second): // blocked, as it stays
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		n.Close() // unblocks it, for the leak check
+		t.Fatal("Client.Close did not return within 10s")
+	}
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Error("the write succeeded after Close")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write was still blocked 10s after Close")
+	}
+}
+
 // TestServerCloseEndsSessions checks that closing the server hangs up a
 // program that would otherwise run forever, and ends the client's output.
 func TestServerCloseEndsSessions(t *testing.T) {
