@@ -21,10 +21,14 @@ import (
 // built as released, may weigh. It was set just above its size (4.32 MB)
 // once text/template's reflection and net/http were out of the binary,
 // and raised to 4.50 MB for the forwarding stream (internal/stream and its
-// glue: 0.11 MB of the binary, 0.05 MB of the stream, 4.45 MB in all).
+// glue: 0.11 MB of the binary, 0.05 MB of the stream, 4.45 MB in all),
+// then to 4.55 MB for gVisor's fix of a CUBIC window shrunk to zero,
+// which wedged the benchmark's SSH baseline (google/gvisor#13958; the
+// newer netstack adds 0.10 MB to the binary, 0.034 MB to the stream:
+// 4.47 -> 4.51 MB).
 // When it fails: find what grew with TestPayloadBreakdown, and cut it, or
 // raise the budget in a commit that says what the bytes buy.
-const payloadBudget = 4_500_000
+const payloadBudget = 4_550_000
 
 // TestUploadPayloadBudget builds gosh for linux/amd64 as the release does
 // and fails if its gzip stream (at the level uploads use) is over budget.
