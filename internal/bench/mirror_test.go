@@ -48,3 +48,30 @@ func TestMirrorChangedAfter(t *testing.T) {
 		t.Errorf("changedAfter gave up after %v, want its 50 ms", d)
 	}
 }
+
+// TestWaitEndNotOnAStaleScreen: the last keys are Backspaces back to a
+// line the screen already shows, their echoes still on the way. The wait
+// must end on the screen after them, not on the stale one.
+func TestWaitEndNotOnAStaleScreen(t *testing.T) {
+	m := newMirror(20, 3, false)
+	m.Write([]byte("$ eh"))
+	final := m.screen()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		waitEnd(m, final, 10*time.Second)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	m.Write([]byte("c")) // the echo of a key typed before the Backspaces
+	time.Sleep(400 * time.Millisecond)
+	select {
+	case <-done:
+		t.Fatalf("the wait ended on %q, before the Backspace's echo", m.screen().Row(0).Text())
+	default:
+	}
+	m.Write([]byte("\b \b"))
+	<-done
+	if got := m.screen().Row(0).Text(); got != "$ eh" {
+		t.Errorf("the wait ended on %q", got)
+	}
+}

@@ -66,6 +66,23 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 	return refs, nil
 }
 
+// waitEnd waits, at most limit, until the screen shows the last key's line
+// (final) and has been quiet for 300 ms with it. A screen from before the
+// last keys were echoed can have that line too (Backspaces back to an
+// earlier text): on a loaded machine whose echoes lagged, the wait ended
+// on such a screen, the echoes still to come, and the run was judged on
+// a screen two keys behind.
+func waitEnd(m *mirror, final *vt.Framebuffer, limit time.Duration) {
+	end := time.Now().Add(limit)
+	for {
+		m.waitFor(time.Until(end), func(fb *vt.Framebuffer) bool { return keylat.SameLine(fb, final) })
+		m.quiet(300*time.Millisecond, 3*time.Second)
+		if keylat.SameLine(m.screen(), final) || !time.Now().Before(end) {
+			return
+		}
+	}
+}
+
 // readerTimeout bounds the reference's wait for a program to read the
 // terminal key by key after an Enter: one that reads lines (cat) never
 // does.
@@ -154,8 +171,7 @@ func (tb *typingBench) typeOver(ctx context.Context, start starter, link linkem.
 		}
 	}
 	final := refs[len(refs)-1]
-	m.waitFor(endTimeout, func(fb *vt.Framebuffer) bool { return keylat.SameLine(fb, final) })
-	m.quiet(300*time.Millisecond, 3*time.Second)
+	waitEnd(m, final, endTimeout)
 	run := TypingRun{Seed: seed, Wire: lv.wire() - wire0}
 	session := keylat.Session{At: at, Refs: refs, Initial: initial, Screen: m.snapshots(at[0]),
 		Up: link.Up.Delay, Down: link.Down.Delay}
