@@ -51,8 +51,7 @@ man:
 
 # The hostile tests and the Windows tests under Wine run side by side:
 # each leaves one CPU of two mostly idle.
-test: deps fmt-check vet tidy-check race
-	@$(MAKE) --no-print-directory -j2 --output-sync=target hostile wine-test
+test: deps check
 
 check: fmt-check vet tidy-check race
 	@$(MAKE) --no-print-directory -j2 --output-sync=target hostile wine-test

@@ -114,25 +114,10 @@ func (l *delayLink) close() {
 // and loss, and closes it and stops the links when the test ends.
 func newTestNet(t *testing.T, delay time.Duration, loss float64, seed uint64) *Net {
 	t.Helper()
-	var links []*delayLink
-	mk := func(s uint64) func(func([]byte)) Link {
-		return func(deliver func([]byte)) Link {
-			l := newDelayLink(deliver, delay, loss, s)
-			links = append(links, l)
-			return l
-		}
-	}
-	n, err := NewNet(mk(seed), mk(seed+1))
-	t.Cleanup(func() {
-		for _, l := range links {
-			l.close()
-		}
+	return newNetOf(t, seed, func(deliver func([]byte), s uint64) (Link, func()) {
+		l := newDelayLink(deliver, delay, loss, s)
+		return l, l.close
 	})
-	if err != nil {
-		t.Fatalf("NewNet: %v", err)
-	}
-	t.Cleanup(func() { n.Close() })
-	return n
 }
 
 // newPipeNet builds a Net whose links are linkem pipes modelled by cfg
@@ -140,18 +125,28 @@ func newTestNet(t *testing.T, delay time.Duration, loss float64, seed uint64) *N
 // test ends.
 func newPipeNet(t *testing.T, cfg linkem.Config, seed uint64) *Net {
 	t.Helper()
-	var pipes []*linkem.Pipe
+	return newNetOf(t, seed, func(deliver func([]byte), s uint64) (Link, func()) {
+		p := linkem.NewPipe(cfg, s, deliver)
+		return p, func() { p.Close() }
+	})
+}
+
+// newNetOf builds a Net whose two links link makes (seeded seed and
+// seed+1), and closes it and the links when the test ends.
+func newNetOf(t *testing.T, seed uint64, link func(deliver func([]byte), seed uint64) (Link, func())) *Net {
+	t.Helper()
+	var closers []func()
 	mk := func(s uint64) func(func([]byte)) Link {
 		return func(deliver func([]byte)) Link {
-			p := linkem.NewPipe(cfg, s, deliver)
-			pipes = append(pipes, p)
-			return p
+			l, closeLink := link(deliver, s)
+			closers = append(closers, closeLink)
+			return l
 		}
 	}
 	n, err := NewNet(mk(seed), mk(seed+1))
 	t.Cleanup(func() {
-		for _, p := range pipes {
-			p.Close()
+		for _, c := range closers {
+			c()
 		}
 	})
 	if err != nil {
