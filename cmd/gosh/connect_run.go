@@ -103,7 +103,7 @@ func runConnect(ctx context.Context, o *ConnectOptions) error {
 	}
 	signals, stop := clientSignals(stdout)
 	defer stop()
-	sessCtx := sessionContext(ctx)
+	sessCtx := saved.watchGone(sessionContext(ctx), server)
 	watchCtx, stopWatch := context.WithCancel(sessCtx)
 	defer stopWatch()
 	signals = withNetworkChanges(signals, netwatch.Watch(watchCtx, logf))

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/logf"
@@ -21,10 +26,13 @@ import (
 // nothing on a nil receiver: a run without a record (no state directory,
 // or a stock mosh-server) goes on without one.
 type savedSession struct {
-	file    *resume.File
-	dir     string    // the records' directory (resume.Dir)
-	resumed bool      // this run resumes the session (a new epoch)
-	flushed time.Time // the scrollback position was last written
+	file     *resume.File
+	dir      string        // the records' directory (resume.Dir)
+	resumed  bool          // this run resumes the session (a new epoch)
+	flushed  time.Time     // the scrollback position was last written
+	gone     atomic.Bool   // nothing listens at the server's port any more (watchGone)
+	answered chan struct{} // closed at the server's first state (configure)
+	answer   sync.Once
 }
 
 // scrollFlushEvery bounds how often the scrollback position is written
@@ -84,7 +92,7 @@ func pickResume(o *ConnectOptions, stdin *os.File) (*savedSession, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	o.Destination = pick.Host
-	return &savedSession{file: f, dir: dir, resumed: true}, nil
+	return &savedSession{file: f, dir: dir, resumed: true, answered: make(chan struct{})}, nil
 }
 
 // pickRecord is the saved session to resume from recs (newest first):
@@ -194,6 +202,9 @@ func (s *savedSession) configure(cfg *session.ClientConfig) {
 		}
 	}
 	cfg.GoshServer = func(gosh bool) {
+		if s.answered != nil {
+			s.answer.Do(func() { close(s.answered) })
+		}
 		s.file.SetGosh(gosh)
 		_ = s.file.Flush()
 	}
@@ -230,6 +241,10 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 		return nil
 	case errors.Is(err, session.ErrNoConnection):
 		_ = s.file.Remove()
+		if s.gone.Load() {
+			r := s.file.Record()
+			return fmt.Errorf("session %s has ended: nothing listens on its UDP port at %s any more (gosh sessions %s lists what still runs there)", r.Name(), r.Server, r.Host)
+		}
 		if s.resumed {
 			// One line, not this and the firewall advice of err: the
 			// server answered here before.
@@ -242,4 +257,81 @@ func (s *savedSession) end(err error, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "gosh: session %s may still be running; gosh connect --resume %s resumes it\n", name, name)
 	}
 	return err
+}
+
+// goneAfter is how long a resumed session waits for its server's first
+// state before watchGone looks for the sign that the server has gone (a
+// resume takes a round trip or two); goneWait bounds the looking: the
+// host's answer comes within a round trip, and this is longer than most.
+const (
+	goneAfter = time.Second
+	goneWait  = 2 * time.Second
+)
+
+// watchGone returns ctx, cancelled if the server of the session being
+// resumed has gone: its host answers a datagram to the session's port
+// with "port unreachable", which only a port nothing listens on gets (a
+// server holds its port for as long as it runs). Without it a resume of a
+// session that ended waits out the connect timeout and the shutdown's
+// before it says so. Where no such answer comes (a firewall, a host
+// that is down, Windows, where Go's UDP sockets do not report it) the
+// session waits for its server as before. It looks only if the server
+// has not answered within goneAfter, so a server that runs rarely gets
+// the look's empty datagrams. ctx is returned as is when this run does
+// not resume a session.
+func (s *savedSession) watchGone(ctx context.Context, server netip.AddrPort) context.Context {
+	if s == nil || !s.resumed {
+		return ctx
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTimer(goneAfter)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.answered:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if portClosed(ctx, s.answered, server, goneWait) {
+			s.gone.Store(true)
+			cancel()
+		}
+	}()
+	return ctx
+}
+
+// portClosed tells whether the host at server answers, within wait, that
+// nothing listens on its UDP port. It sends empty datagrams on a socket
+// of its own, connected, so that the kernel reports the host's answer
+// (ECONNREFUSED); a server that runs drops them as too short to open. It
+// stops, false, once ctx is done or answered closed.
+func portClosed(ctx context.Context, answered <-chan struct{}, server netip.AddrPort, wait time.Duration) bool {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(server))
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	deadline := time.Now().Add(wait)
+	var buf [1]byte
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		select {
+		case <-answered:
+			return false
+		default:
+		}
+		if _, err := c.Write(nil); err != nil {
+			return errors.Is(err, syscall.ECONNREFUSED)
+		}
+		next := time.Now().Add(250 * time.Millisecond)
+		if next.After(deadline) {
+			next = deadline
+		}
+		_ = c.SetReadDeadline(next)
+		if _, err := c.Read(buf[:]); errors.Is(err, syscall.ECONNREFUSED) {
+			return true
+		}
+	}
+	return false
 }

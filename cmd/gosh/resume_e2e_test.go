@@ -124,6 +124,35 @@ func TestE2EResumeAfterKill(t *testing.T) {
 	t.Logf("%d datagrams, all nonces unique; resumed to the whole screen in %v (sorted)", nonces.total, took)
 }
 
+// TestE2EResumeGone: resuming a session whose server has ended says so
+// in one line within a few seconds, the server's host having answered
+// that nothing listens on the session's port any more, rather than after
+// the connect timeout and the shutdown's (25 s); the record is forgotten.
+func TestE2EResumeGone(t *testing.T) {
+	t.Parallel()
+	server := startGoshServer(t)
+	state := t.TempDir()
+	env := append(append([]string{}, localeEnv...), "XDG_STATE_HOME="+state)
+	tm := e2etest.NewTmux(t, 80, 24, env, clientWrapper(t.TempDir(), goshClient(server))...)
+	tm.WaitForText(10*time.Second, prompt)
+	killClient(t, tm)
+	server.Kill()
+	if !server.WaitExit(10 * time.Second) {
+		t.Fatal("the server did not exit")
+	}
+	start := time.Now()
+	tm = e2etest.NewTmux(t, 100, 24, env, clientWrapper(t.TempDir(), goshBin+" connect --resume")...)
+	tm.WaitForText(10*time.Second, "client-exit=1")
+	took := time.Since(start)
+	screen := strings.Join(tm.Screen(), "\n")
+	if !strings.Contains(screen, "has ended: nothing listens on its UDP port") {
+		t.Errorf("gosh connect --resume of an ended session printed:\n%s", screen)
+	}
+	tm = e2etest.NewTmux(t, 100, 24, env, clientWrapper(t.TempDir(), goshBin+" connect --resume")...)
+	tm.WaitForText(10*time.Second, "no detached session to resume")
+	t.Logf("an ended session was known so in %v:\n%s", took, screen)
+}
+
 // TestE2EResumeStockServer: a stock mosh-server's session cannot be
 // resumed: --resume says so in one line and starts a new session instead.
 func TestE2EResumeStockServer(t *testing.T) {
