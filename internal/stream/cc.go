@@ -76,6 +76,7 @@ type controller struct {
 	seedRate float64 // bytes/s before any delivery sample
 	// lastRate is what the last round trip delivered, per second.
 	lastRate   float64
+	delivered  uint64    // the delivered count of the latest acknowledgement
 	roundAt    time.Time // when the current round started
 	roundStart uint64    // the delivered count then
 	roundSent  time.Time // when the packet that ended the previous round was sent
@@ -89,6 +90,21 @@ type controller struct {
 	busyFrom uint64        // the delivered count then
 	haveBusy bool
 	busyRate float64
+	// The latest packet known to have left the bottleneck behind a queue
+	// (lastBusy: when, as sample.left; lastSent: the sent count after
+	// it), and sent, the bytes sent so far: while drain empties the
+	// queue, what was sent after that packet is still queued, leaving at
+	// busyRate (queueNow). The peer's reports of the queue come a one-way
+	// delay and the way back's queue late, and drain waiting for them
+	// would leave the bottleneck idle that long.
+	lastBusy time.Time
+	lastSent uint64
+	haveLast bool
+	sent     uint64
+	// fresh: the queue the peer reports matters only for packets sent
+	// from then on (drain ended on queueNow: earlier reports are of the
+	// queue it emptied).
+	fresh time.Time
 
 	// Rounds: one ends when a packet sent after the previous end is
 	// acknowledged (delivered counts bytes acknowledged).
@@ -131,7 +147,7 @@ func newController(target, srtt time.Duration) *controller {
 
 // reset starts again on a path of round trip srtt (the path changed).
 func (c *controller) reset(srtt time.Duration) {
-	*c = controller{target: c.target, srtt: srtt}
+	*c = controller{target: c.target, srtt: srtt, sent: c.sent}
 	c.seedRate = float64(initialWindow) / max(srtt, time.Millisecond).Seconds()
 	c.update()
 }
@@ -182,9 +198,15 @@ func (c *controller) onRTT(now time.Time, rtt, srtt time.Duration) {
 }
 
 // onQueue folds in the queueing delay the peer measured, at now, on the
-// way to it (the one-way delay of a packet above the least it saw).
-func (c *controller) onQueue(now time.Time, q time.Duration) {
+// way to it (the one-way delay of a packet above the least it saw), for a
+// packet sent at sentAt; measured false: the peer did not measure it (a
+// small packet), and q is stale.
+func (c *controller) onQueue(now, sentAt time.Time, q time.Duration, measured bool) {
 	c.now = now
+	if !measured || sentAt.Before(c.fresh) {
+		c.update()
+		return
+	}
 	half := max(c.srtt/4, time.Millisecond) // the standing window is half a round trip
 	if c.mode == modeStartup {
 		half = max(c.srtt/16, time.Millisecond)
@@ -216,11 +238,15 @@ type sample struct {
 	// queue at the bottleneck.
 	arrival time.Duration
 	busy    bool
+	// With busy: when the packet left the bottleneck, in the sender's
+	// clock less the path's base delay, and the sent count after it.
+	left      time.Time
+	sentAfter uint64
 }
 
 // onAck folds in an acknowledgement.
 func (c *controller) onAck(s sample) {
-	c.now = s.now
+	c.now, c.delivered = s.now, s.delivered
 	c.roundAcked += s.acked
 	if c.mode == modeDrain && s.busy {
 		switch {
@@ -228,6 +254,9 @@ func (c *controller) onAck(s sample) {
 			c.busyAt, c.busyFrom, c.haveBusy = s.arrival, s.delivered, true
 		case s.delivered >= c.busyFrom+busyBytes && s.arrival > c.busyAt:
 			c.busyRate = float64(s.delivered-c.busyFrom) / (s.arrival - c.busyAt).Seconds()
+		}
+		if !c.haveLast || s.left.After(c.lastBusy) {
+			c.lastBusy, c.lastSent, c.haveLast = s.left, s.sentAfter, true
 		}
 	}
 	c.roundLimit = c.roundLimit || s.appLimited
@@ -255,6 +284,20 @@ func (c *controller) onAck(s sample) {
 		c.endRound()
 	}
 	c.update()
+}
+
+// onSent counts size bytes sent.
+func (c *controller) onSent(size int) { c.sent += uint64(size) }
+
+// queueNow estimates, in drain, the bottleneck's queue now: what was
+// sent after the latest packet that left it behind a queue, at its rate
+// from then on; 0 while unknown, or when it must have emptied.
+func (c *controller) queueNow() (time.Duration, bool) {
+	if !c.haveLast || c.busyRate <= 0 {
+		return 0, false
+	}
+	left := c.lastBusy.Add(time.Duration(float64(c.sent-c.lastSent) / c.busyRate * 1e9))
+	return max(0, left.Sub(c.now)), true
 }
 
 // onLoss counts bytes declared lost.
@@ -295,8 +338,10 @@ func (c *controller) endRound() {
 	// (its rates are what the sender had), unless a queue formed: the
 	// estimates' windows count only rounds that tested the path, so that
 	// a stream that carries requests now and then keeps the rate it found
-	// and sends them at once.
-	if !c.roundLimit || c.queue() >= c.target {
+	// and sends them at once. (The queue must have been measured this
+	// round: a report of another round's is stale, and a small packet's
+	// carries the last full one's.)
+	if !c.roundLimit || c.roundQN > 0 && c.queue() >= c.target {
 		c.bwSlot = (c.bwSlot + 1) % bwRounds
 		c.bw[c.bwSlot], c.rr[c.bwSlot] = 0, 0
 	}
@@ -327,6 +372,13 @@ func (c *controller) drain() {
 	c.haveBusy, c.busyRate = false, 0
 }
 
+// drained reports whether drain's estimate of the queue now (queueNow)
+// is down to half the target.
+func (c *controller) drained() bool {
+	q, ok := c.queueNow()
+	return ok && q <= c.target/2
+}
+
 // busyBytes is the least a bottleneck's rate is measured over.
 const busyBytes = 8 * fullPacket
 
@@ -336,13 +388,22 @@ func (c *controller) update() {
 	switch {
 	case c.mode == modeStartup && q > max(c.target, startupExit):
 		c.drain()
-	case c.mode == modeDrain && q <= c.target/2:
+	case c.mode == modeDrain && (q <= c.target/2 || c.drained()):
 		// Cruise starts from the bottleneck's rate while it drained,
 		// else what a round of drain delivered, or three quarters of the
 		// largest rate startup measured (inflated by the bunched acks of
 		// its burst), whichever is more.
+		if q > c.target/2 {
+			// Drained by the estimate: the reports still to come are of
+			// the queue drain emptied.
+			c.fresh, c.haveCur, c.havePrev = c.now, false, false
+			q = 0
+		}
 		c.mode, c.quietCount = modeCruise, 0
 		c.rr = [bwRounds]float64{}
+		// The round under way began in startup: its rate is the burst's,
+		// not the path's. The first of cruise begins with what it sends.
+		c.roundEnd, c.roundAt = c.delivered, time.Time{}
 		c.rr[c.bwSlot] = max(c.drainRate, 0.75*c.bandwidth())
 		if c.busyRate > 0 {
 			c.rr[c.bwSlot] = c.busyRate

@@ -23,6 +23,7 @@ type sentPacket struct {
 	// once it is acknowledged, the peer knows what that frame said.
 	ackLargest uint64
 	hasAck     bool
+	sentAfter  uint64 // the controller's sent count after it
 }
 
 const (
@@ -176,8 +177,9 @@ func (s *sender) sent(now time.Time, p *Packet, size int, st *Stats) {
 	if s.inflight == 0 {
 		s.firstAt, s.deliveredAt = now, now // the rate sample starts afresh after idle
 	}
+	s.cc.onSent(size)
 	sp := sentPacket{pn: p.Number, at: now, size: size, delivered: s.delivered, deliveredAt: s.deliveredAt,
-		firstAt: s.firstAt, appLimited: s.appLimitedUntil > s.delivered}
+		firstAt: s.firstAt, appLimited: s.appLimitedUntil > s.delivered, sentAfter: s.cc.sent}
 	if p.HasData {
 		sp.off, sp.n = p.Data.Offset, len(p.Data.Bytes)
 	}
@@ -248,10 +250,14 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 		s.largestAcked, s.anyAcked = a.Largest, true
 	}
 	timed := newest.pn == a.Largest // the Ack's delay and queue are newest's
+	// The peer measures the queue of packets about as large as the largest
+	// (recv.go); a full packet's arrival is known to it. For a smaller one
+	// the Ack repeats the last full packet's queue.
+	full := timed && newest.size+owdSizeSlack >= s.maxSize
 	if timed {
 		s.rtt.update(now.Sub(newest.at), a.Delay)
 		s.cc.onRTT(now, s.rtt.latest, s.rtt.srtt)
-		s.cc.onQueue(now, a.Queue)
+		s.cc.onQueue(now, newest.at, a.Queue, full)
 	}
 	if s.ptoCount >= 2 && now.Sub(s.lastAckAt) > max(silentPath, 4*s.rtt.srtt) {
 		// The path was silent through probe timeouts (an outage, a
@@ -264,10 +270,9 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 	s.advance()
 	rs := s.rateSample(now, newest)
 	rs.acked = ackedBytes
-	// The peer measures the queue of packets about as large as the largest
-	// (recv.go); a full packet's arrival is known to it.
-	if timed && newest.size+owdSizeSlack >= s.maxSize && a.Queue >= busyQueue {
+	if full && a.Queue >= busyQueue {
 		rs.arrival, rs.busy = newest.at.Sub(s.start)+a.Queue, true
+		rs.left, rs.sentAfter = newest.at.Add(a.Queue), newest.sentAfter
 	}
 	s.detectLost(now, st)
 	s.cc.onAck(rs)
