@@ -23,6 +23,9 @@ const (
 	// queue and the sender not short of data mean that the path can carry
 	// more than the rate found: back to startup.
 	idleRounds = 1 << 30 // never: cruise's gain finds a faster path itself
+	// quietRounds: after this many such round trips cruise probes at
+	// maxCruise until a queue shows.
+	quietRounds = 2
 	// startupExit is the least queue that ends startup: in its first
 	// round trips a sample comes every few tens of milliseconds, and a
 	// path's jitter (EV-DO's 0 to 10 ms each way) alone would pass a
@@ -90,17 +93,19 @@ type controller struct {
 	busyFrom uint64        // the delivered count then
 	haveBusy bool
 	busyRate float64
-	// The latest packet known to have left the bottleneck behind a queue
-	// (lastBusy: when, as sample.left; lastSent: the sent count after
-	// it), and sent, the bytes sent so far: while drain empties the
-	// queue, what was sent after that packet is still queued, leaving at
-	// busyRate (queueNow). The peer's reports of the queue come a one-way
+	// The latest packet whose queue the peer measured, in drain (lastBusy:
+	// when it left the bottleneck, as sample.left; lastSent: the sent
+	// count after it), and sent, the bytes sent so far: while drain
+	// empties the queue, what was sent after that packet is still queued,
+	// leaving at busyRate (queueNow). The peer's reports of the queue come a one-way
 	// delay and the way back's queue late, and drain waiting for them
 	// would leave the bottleneck idle that long.
-	lastBusy time.Time
-	lastSent uint64
-	haveLast bool
-	sent     uint64
+	lastBusy  time.Time
+	lastSent  uint64
+	haveLast  bool
+	lastEmpty bool // that packet met no queue
+	empty     bool // nothing is in flight: no queue of ours stands
+	sent      uint64
 	// fresh: the queue the peer reports matters only for packets sent
 	// from then on (drain ended on queueNow: earlier reports are of the
 	// queue it emptied).
@@ -195,6 +200,12 @@ func (c *controller) onRTT(now time.Time, rtt, srtt time.Duration) {
 	if c.minRTT == 0 || rtt <= c.minRTT || now.Sub(c.minRTTAt) > minRTTWindow {
 		c.minRTT, c.minRTTAt = rtt, now
 	}
+	if c.mode == modeStartup {
+		// The first round trip's rate is the initial window over the
+		// path's round trip, as measured: the one the stream started with
+		// may be a guess (a session's first, before any sample, is 1 s).
+		c.seedRate = float64(initialWindow) / max(c.minRTT, time.Millisecond).Seconds()
+	}
 }
 
 // onQueue folds in the queueing delay the peer measured, at now, on the
@@ -238,15 +249,18 @@ type sample struct {
 	// queue at the bottleneck.
 	arrival time.Duration
 	busy    bool
-	// With busy: when the packet left the bottleneck, in the sender's
-	// clock less the path's base delay, and the sent count after it.
+	// With measured (a full packet's queue, reported): when the packet
+	// left the bottleneck, in the sender's clock less the path's base
+	// delay, and the sent count after it.
+	measured  bool
+	empty     bool // nothing is in flight now
 	left      time.Time
 	sentAfter uint64
 }
 
 // onAck folds in an acknowledgement.
 func (c *controller) onAck(s sample) {
-	c.now, c.delivered = s.now, s.delivered
+	c.now, c.delivered, c.empty = s.now, s.delivered, s.empty
 	c.roundAcked += s.acked
 	if c.mode == modeDrain && s.busy {
 		switch {
@@ -255,9 +269,9 @@ func (c *controller) onAck(s sample) {
 		case s.delivered >= c.busyFrom+busyBytes && s.arrival > c.busyAt:
 			c.busyRate = float64(s.delivered-c.busyFrom) / (s.arrival - c.busyAt).Seconds()
 		}
-		if !c.haveLast || s.left.After(c.lastBusy) {
-			c.lastBusy, c.lastSent, c.haveLast = s.left, s.sentAfter, true
-		}
+	}
+	if c.mode == modeDrain && s.measured && (!c.haveLast || s.left.After(c.lastBusy)) {
+		c.lastBusy, c.lastSent, c.haveLast, c.lastEmpty = s.left, s.sentAfter, true, !s.busy
 	}
 	c.roundLimit = c.roundLimit || s.appLimited
 	if s.rate > 0 && (!s.appLimited || s.rate > c.bandwidth()) {
@@ -290,13 +304,20 @@ func (c *controller) onAck(s sample) {
 func (c *controller) onSent(size int) { c.sent += uint64(size) }
 
 // queueNow estimates, in drain, the bottleneck's queue now: what was
-// sent after the latest packet that left it behind a queue, at its rate
-// from then on; 0 while unknown, or when it must have emptied.
+// sent after the latest packet whose queue the peer measured, at the
+// bottleneck's rate from then on; 0 when it must have emptied; ok false
+// while unknown.
 func (c *controller) queueNow() (time.Duration, bool) {
-	if !c.haveLast || c.busyRate <= 0 {
+	rate := c.busyRate
+	if rate <= 0 && c.lastEmpty {
+		// The queue was empty when the packet arrived: at most what was
+		// sent since then stands there, at about the rate estimated.
+		rate = c.bandwidth()
+	}
+	if !c.haveLast || rate <= 0 {
 		return 0, false
 	}
-	left := c.lastBusy.Add(time.Duration(float64(c.sent-c.lastSent) / c.busyRate * 1e9))
+	left := c.lastBusy.Add(time.Duration(float64(c.sent-c.lastSent) / rate * 1e9))
 	return max(0, left.Sub(c.now)), true
 }
 
@@ -376,7 +397,7 @@ func (c *controller) drain() {
 // is down to half the target.
 func (c *controller) drained() bool {
 	q, ok := c.queueNow()
-	return ok && q <= c.target/2
+	return c.empty || ok && q <= c.target/2
 }
 
 // busyBytes is the least a bottleneck's rate is measured over.
@@ -434,6 +455,13 @@ func (c *controller) update() {
 			k = rtt
 		}
 		gain = 1 + float64(c.target-q)/float64(k)
+		if c.quietCount >= quietRounds && q < c.target/4 {
+			// Rounds in a row with data to send and almost no queue: the
+			// rate estimate is below the path's (it was measured while
+			// the stream was short of data), and the gain above would
+			// take tens of round trips to find it.
+			gain = maxCruise
+		}
 		gain, cwndGain = min(max(gain, minCruise), maxCruise), cruiseCwnd
 		if r := c.roundBW(); r > 0 {
 			bw = r

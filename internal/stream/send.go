@@ -269,10 +269,12 @@ func (s *sender) onAck(now time.Time, a *Ack, st *Stats) {
 	s.ptoCount, s.lastAckAt = 0, now
 	s.advance()
 	rs := s.rateSample(now, newest)
-	rs.acked = ackedBytes
+	rs.acked, rs.empty = ackedBytes, s.inflight == 0
+	if full {
+		rs.measured, rs.left, rs.sentAfter = true, newest.at.Add(a.Queue), newest.sentAfter
+	}
 	if full && a.Queue >= busyQueue {
 		rs.arrival, rs.busy = newest.at.Sub(s.start)+a.Queue, true
-		rs.left, rs.sentAfter = newest.at.Add(a.Queue), newest.sentAfter
 	}
 	s.detectLost(now, st)
 	s.cc.onAck(rs)
