@@ -43,14 +43,10 @@ type chanStream struct {
 	ends    []uint64 // the stream offsets where the unacknowledged messages end
 	written uint64   // the stream offset after the last message
 	partial []byte   // received bytes of an incomplete message
-	// A long data message goes on to the channel as its bytes come (see
-	// splitData): rest of its bytes are still to come, for channel restID.
-	rest   int
-	restID uint32
-	dead   bool   // the peer sent a malformed message: the rest is ignored
-	pkt    []byte // a packet's scratch
-	enc    []byte // a message's scratch
-	addr   netip.AddrPort
+	dead    bool     // the peer sent a malformed message: the rest is ignored
+	pkt     []byte   // a packet's scratch
+	enc     []byte   // a message's scratch
+	addr    netip.AddrPort
 }
 
 // newChanStream returns a stream at its start, for a path whose round
@@ -99,13 +95,7 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []states
 	}
 	cs.partial = append(cs.partial, b...)
 	var out []statesync.ChannelMsg
-	for len(cs.partial) > 0 {
-		if cs.rest > 0 {
-			n := min(cs.rest, len(cs.partial))
-			out = append(out, statesync.ChannelMsg{ID: cs.restID, Kind: statesync.ChannelData, Data: append([]byte(nil), cs.partial[:n]...)})
-			cs.partial, cs.rest = cs.partial[n:], cs.rest-n
-			continue
-		}
+	for {
 		m, n, err := parseStreamMsg(cs.partial)
 		if err != nil {
 			cs.dead, cs.partial = true, nil
@@ -113,10 +103,6 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []states
 			return out
 		}
 		if n == 0 {
-			if h, size, k, _ := parseStreamHead(cs.partial); k > 0 && h.Kind == statesync.ChannelData && size >= splitData && len(cs.partial) > k {
-				cs.rest, cs.restID, cs.partial = int(size), h.ID, cs.partial[k:]
-				continue
-			}
 			break
 		}
 		out = append(out, m)
@@ -130,22 +116,32 @@ func (cs *chanStream) receive(now time.Time, pkt []byte, log logf.Func) []states
 	return out
 }
 
-// splitData is the least length of a data message that goes on to its
-// channel in parts, as its bytes come, rather than whole: a channel's
-// reader sends up to chanChunk at once, which over a slow link takes a
-// while to arrive (16 KiB, 130 ms at 1 Mbit/s), and an echo of it, or
-// the next hop of a forward, would wait that long for its first byte.
-// Shorter messages (a request, the notice of 12.2's listening channel)
-// come whole.
-const splitData = 2 << 10
-
 // parseStreamMsg parses the first channel message of b; n is 0 if b
 // holds only part of it. The message's data is a copy.
 func parseStreamMsg(b []byte) (m statesync.ChannelMsg, n int, err error) {
-	m, v, n, err := parseStreamHead(b)
-	if n == 0 || err != nil {
-		return m, 0, err
+	if len(b) == 0 {
+		return m, 0, nil
 	}
+	m.Kind = statesync.ChannelKind(b[0])
+	if m.Kind < statesync.ChannelOpen || m.Kind > statesync.ChannelCredit {
+		return m, 0, errStreamMsg
+	}
+	id, k := binary.Uvarint(b[1:])
+	if k == 0 {
+		return m, 0, nil
+	}
+	if k < 0 || id > 1<<32-1 {
+		return m, 0, errStreamMsg
+	}
+	m.ID, n = uint32(id), 1+k
+	v, k := binary.Uvarint(b[n:])
+	switch {
+	case k == 0:
+		return m, 0, nil
+	case k < 0 || v > 1<<32-1 || m.Kind != statesync.ChannelCredit && v > statesync.MaxChannelMessage:
+		return m, 0, errStreamMsg
+	}
+	n += k
 	if m.Kind == statesync.ChannelCredit {
 		m.Credit = uint32(v)
 		return m, n, nil
@@ -155,35 +151,6 @@ func parseStreamMsg(b []byte) (m statesync.ChannelMsg, n int, err error) {
 	}
 	m.Data = append([]byte(nil), b[n:n+int(v)]...)
 	return m, n + int(v), nil
-}
-
-// parseStreamHead parses the head of the first channel message of b: its
-// kind and channel, and v, its credit or the length of its data; n is
-// the head's length, 0 if b holds only part of it.
-func parseStreamHead(b []byte) (m statesync.ChannelMsg, v uint64, n int, err error) {
-	if len(b) == 0 {
-		return m, 0, 0, nil
-	}
-	m.Kind = statesync.ChannelKind(b[0])
-	if m.Kind < statesync.ChannelOpen || m.Kind > statesync.ChannelCredit {
-		return m, 0, 0, errStreamMsg
-	}
-	id, k := binary.Uvarint(b[1:])
-	if k == 0 {
-		return m, 0, 0, nil
-	}
-	if k < 0 || id > 1<<32-1 {
-		return m, 0, 0, errStreamMsg
-	}
-	m.ID, n = uint32(id), 1+k
-	v, k = binary.Uvarint(b[n:])
-	switch {
-	case k == 0:
-		return m, 0, 0, nil
-	case k < 0 || v > 1<<32-1 || m.Kind != statesync.ChannelCredit && v > statesync.MaxChannelMessage:
-		return m, 0, 0, errStreamMsg
-	}
-	return m, v, n + k, nil
 }
 
 // receiveStream takes the stream's datagrams already waiting after one

@@ -9,8 +9,7 @@ import (
 )
 
 // TestStreamMessages: channel messages pushed into one chanStream come
-// out of the other in order, whatever the packets' boundaries (a long
-// data message in parts: their bytes are the message's).
+// out of the other in order, whatever the packets' boundaries.
 func TestStreamMessages(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := newChanStream(now, 10*time.Millisecond), newChanStream(now, 10*time.Millisecond)
@@ -27,13 +26,7 @@ func TestStreamMessages(t *testing.T) {
 	for i := 0; i < 1000 && len(got) < len(msgs); i++ {
 		now = now.Add(time.Millisecond)
 		for p := a.st.Poll(now, nil, 1200); p != nil; p = a.st.Poll(now, nil, 1200) {
-			for _, m := range b.receive(now, p, t.Logf) {
-				if k := len(got) - 1; k >= 0 && m.Kind == statesync.ChannelData && got[k].Kind == m.Kind && got[k].ID == m.ID && len(got[k].Data) < statesync.MaxChannelMessage {
-					got[k].Data = append(got[k].Data, m.Data...)
-					continue
-				}
-				got = append(got, m)
-			}
+			got = append(got, b.receive(now, p, t.Logf)...)
 		}
 		for p := b.st.Poll(now, nil, 1200); p != nil; p = b.st.Poll(now, nil, 1200) {
 			a.receive(now, p, t.Logf)
@@ -92,38 +85,4 @@ func FuzzStreamMessages(f *testing.F) {
 			b = b[n:]
 		}
 	})
-}
-
-// TestStreamDataInParts: a long data message goes on to its channel as
-// its packets arrive, not once the last of them did (a 16 KiB chunk is
-// 14 packets, 130 ms at 1 Mbit/s, which an echo or the next hop would
-// wait for its first byte); a short one comes whole.
-func TestStreamDataInParts(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	a, b := newChanStream(now, 10*time.Millisecond), newChanStream(now, 10*time.Millisecond)
-	long := bytes.Repeat([]byte("0123456789"), 1639) // 16390 bytes
-	a.push(statesync.ChannelMsg{ID: 3, Kind: statesync.ChannelData, Data: []byte("hello")})
-	a.push(statesync.ChannelMsg{ID: 3, Kind: statesync.ChannelData, Data: long})
-	a.push(statesync.ChannelMsg{ID: 3, Kind: statesync.ChannelClose})
-	var got []statesync.ChannelMsg
-	var data []byte
-	packets := 0
-	for p := a.st.Poll(now, nil, 1200); p != nil; p = a.st.Poll(now, nil, 1200) {
-		packets++
-		for _, m := range b.receive(now, p, t.Logf) {
-			got = append(got, m)
-			if m.Kind == statesync.ChannelData && len(got) > 1 {
-				data = append(data, m.Data...)
-			}
-		}
-		if packets == 1 && (len(got) != 2 || string(got[0].Data) != "hello" || len(got[1].Data) == 0) {
-			t.Fatalf("after the first packet: %d messages, want the short one whole and the long one's first part", len(got))
-		}
-	}
-	if packets < 14 {
-		t.Fatalf("%d packets, want at least 14", packets)
-	}
-	if !bytes.Equal(data, long) || got[len(got)-1].Kind != statesync.ChannelClose || len(got) < packets {
-		t.Errorf("%d messages in %d packets, %d bytes of the long one's %d (equal %v), last %v", len(got), packets, len(data), len(long), bytes.Equal(data, long), got[len(got)-1].Kind)
-	}
 }
