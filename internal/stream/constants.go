@@ -36,8 +36,9 @@ const (
 	// budget less the session's sealing (the windows below count in it).
 	fullPacket = 1200
 
-	// initialWindow is how many bytes a sender sends in its first round
-	// trip, paced over the round trip the session already measured.
+	// initialWindow over the round trip the session already measured is
+	// the rate startup starts from; paced at startupGain times it, the
+	// first round trip sends about 2.9 times this many bytes.
 	initialWindow = 32 * fullPacket
 
 	// minWindow is the least the congestion window falls to.
