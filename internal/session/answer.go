@@ -15,11 +15,14 @@ import (
 // carries the echo ack must carry all of them, or the client judges its
 // predictions against a screen the program was still drawing.
 // answerMax is Mosh's collection delay (SEND_MINDELAY), the most an echo
-// waits. Only output that follows input is held: a flood, or output
-// nobody asked for, goes at once as before.
+// waits. Only output that follows input on a quiet pty (none read, and
+// the reader not paused by the output budget, for answerIdle before it)
+// is held: a flood, the program's output while Ctrl-C reaches it, or
+// output nobody asked for goes at once as before.
 const (
 	answerQuiet = 2 * time.Millisecond
 	answerMax   = 8 * time.Millisecond
+	answerIdle  = ssp.SendIntervalMin
 )
 
 // answer is output that answers input, held until it settles, with the
@@ -30,23 +33,28 @@ type answer struct {
 	hasAck bool      // ack is set
 	until  time.Time // answerMax after its first output
 	due    time.Time // when it is fed; zero: nothing is held
+	last   time.Time // when the pty's output was last read
 }
 
 // output takes a chunk of the program's output read at now: fed at once,
 // or held with the answer it belongs to.
 func (s *server) output(b []byte, now time.Time) {
 	a := &s.answer
+	quiet := now.Sub(a.last) >= answerIdle && now.Sub(time.Unix(0, s.ptyPaused.Load())) >= answerIdle
+	a.last = now
 	if s.inputDone && s.cfg.Pacing == ssp.PacingGosh && !s.tr.ShutdownInProgress() {
 		// All input is written and output follows: it is the answer,
 		// and the echo ack of that input goes with it (echoAcker.Answered)
 		// rather than in a frame of its own 50 ms later.
 		s.inputDone = false
-		if n, ok := s.echo.Answered(); ok {
-			a.ack, a.hasAck = max(a.ack, n), true
-		}
-		if a.due.IsZero() {
+		if a.due.IsZero() && quiet {
 			a.until = now.Add(answerMax)
 			a.due = a.until
+		}
+		if n, ok := s.echo.Answered(); ok && !a.due.IsZero() {
+			a.ack, a.hasAck = max(a.ack, n), true
+		} else if ok {
+			s.term.SetEchoAck(n)
 		}
 	}
 	if a.due.IsZero() {
@@ -76,7 +84,7 @@ func (s *server) settle(now time.Time) {
 	if cap(held) > ptyReadSize {
 		held = nil // a flood's worth: not kept for an idle session
 	}
-	*a = answer{held: held}
+	*a = answer{held: held, last: a.last}
 }
 
 // feed gives the program's output to the screen, and the terminal's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/logf"
@@ -142,6 +143,7 @@ type server struct {
 	writeDone chan error  // from the pty writer
 	done      chan struct{}
 	wg        sync.WaitGroup
+	ptyPaused atomic.Int64 // when readPTY's last pause for the output budget ends (Unix ns); it writes, run reads
 }
 
 // run is the server's session loop (the run loop: the one owner of the
