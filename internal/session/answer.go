@@ -48,13 +48,13 @@ func (s *server) output(b []byte, now time.Time) {
 	a := &s.answer
 	quiet := now.Sub(a.last) >= answerIdle && now.Sub(time.Unix(0, s.ptyPaused.Load())) >= answerIdle
 	a.last = now
-	quiet = quiet && s.tr.SendInterval() > ssp.SendIntervalMin
+	hold := quiet && s.tr.SendInterval() > ssp.SendIntervalMin
 	if s.inputDone && s.cfg.Pacing == ssp.PacingGosh && !s.tr.ShutdownInProgress() {
 		// All input is written and output follows: it is the answer,
 		// and the echo ack of that input goes with it (echoAcker.Answered)
 		// rather than in a frame of its own 50 ms later.
 		s.inputDone = false
-		if a.due.IsZero() && quiet {
+		if a.due.IsZero() && hold {
 			a.until = now.Add(answerMax)
 			a.due = a.until
 		}
