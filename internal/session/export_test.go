@@ -26,3 +26,9 @@ func ClientAsStock(cfg ClientConfig) ClientConfig {
 	cfg.stock = true
 	return cfg
 }
+
+// How long the server holds the program's answer to input (answer.go).
+const (
+	AnswerQuiet = answerQuiet
+	AnswerMax   = answerMax
+)

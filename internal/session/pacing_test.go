@@ -16,7 +16,9 @@ import (
 // with Mosh's (--pacing=mosh) the server's 8 ms SEND_MINDELAY comes on top.
 // With gosh's the echo ack goes in the echo's frame (the application
 // answered the key), so a keystroke costs the server one datagram; with
-// Mosh's the echo ack follows 50 ms later in a second.
+// Mosh's the echo ack follows 50 ms later in a second. At this round
+// trip the server holds no answer until it settles (answer.go), which
+// would cost each echo 2 ms.
 func TestPacingEcho(t *testing.T) {
 	for _, tc := range []struct {
 		pacing   ssp.Pacing

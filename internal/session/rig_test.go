@@ -151,14 +151,18 @@ func (r *rig) largestClientBurst() int {
 }
 
 // startServer runs the server loop with cfg's timeouts and MOTD; the rig
-// fills in the socket, the key, the shell and the signals.
+// fills in the socket, the key, the shell (unless cfg has a PTY) and the
+// signals.
 func (r *rig) startServer(cfg session.ServerConfig) {
-	r.shell = sessiontest.NewShell(prompt, 80, 24)
+	if cfg.PTY == nil {
+		r.shell = sessiontest.NewShell(prompt, 80, 24)
+		cfg.PTY = r.shell
+	}
 	if r.serverConn == nil {
 		r.serverConn = r.srvPC
 	}
 	cfg.Conn = ssp.NewConn(r.serverConn, nil, r.logf())
-	cfg.Key, cfg.PTY, cfg.Signals = r.key, r.shell, r.srvSig
+	cfg.Key, cfg.Signals = r.key, r.srvSig
 	cfg.Cols, cfg.Rows = 80, 24
 	cfg.Logf = r.logf()
 	ctx, cancel := context.WithCancel(context.Background())

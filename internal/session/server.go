@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gosh-term/gosh/internal/logf"
@@ -113,6 +114,7 @@ type server struct {
 	queued    int      // bytes in queue
 	writing   bool     // the writer goroutine holds queue[0]
 	inputDone bool     // all recorded input is written; output may answer it
+	answer    answer   // the program's answer to input, held until it settles (answer.go)
 	remoteNum uint64   // newest client state processed
 	connected bool     // a client state has arrived
 	shellGone bool
@@ -141,6 +143,7 @@ type server struct {
 	writeDone chan error  // from the pty writer
 	done      chan struct{}
 	wg        sync.WaitGroup
+	ptyPaused atomic.Int64 // when readPTY's last pause for the output budget ends (Unix ns); it writes, run reads
 }
 
 // run is the server's session loop (the run loop: the one owner of the
@@ -184,10 +187,10 @@ func (s *server) run(ctx context.Context) error {
 		case b, ok := <-s.ptyOut:
 			if !ok {
 				s.ptyOut = nil
+				s.settle(time.Time{})
 				s.shellExited(time.Now())
 				continue
 			}
-			s.reply = s.term.Feed(b, s.reply[:0])
 			if s.writing && len(s.queue) == 1 {
 				// The writer holds the last input: output that comes
 				// before its report is the program's answer to it (the
@@ -195,10 +198,7 @@ func (s *server) run(ctx context.Context) error {
 				// echo's frame rather than cost a frame of its own.
 				s.inputDone = true
 			}
-			s.answered()
-			if len(s.reply) > 0 {
-				s.enqueue(append([]byte(nil), s.reply...))
-			}
+			s.output(b, time.Now())
 		case writeCh <- head:
 			s.writing = true
 		case err := <-s.writeDone:
@@ -224,6 +224,7 @@ func (s *server) run(ctx context.Context) error {
 // housekeeping applies the time-based rules of an iteration and reports
 // whether the session is over.
 func (s *server) housekeeping(now time.Time) (exit bool, err error) {
+	s.settle(now)
 	if n, ok := s.echo.Take(now); ok && !s.tr.ShutdownInProgress() {
 		s.term.SetEchoAck(n)
 	}
@@ -318,6 +319,7 @@ func (s *server) deadline(now time.Time) wake {
 		w.add(s.oldUntil)
 	}
 	w.add(s.echo.NextDeadline())
+	w.add(s.answer.due)
 	if s.cstream != nil {
 		w.add(s.cstream.st.NextDeadline())
 	}
@@ -393,6 +395,7 @@ func (s *server) processInput(now time.Time) {
 			if i+1 < len(events) && events[i+1].Resize {
 				continue
 			}
+			s.settle(time.Time{}) // output drawn for the old size first
 			cols, rows := ClampSize(ev.Cols, ev.Rows)
 			if err := s.pty.Resize(cols, rows); err != nil && !s.shellGone {
 				s.logf.Printf("resizing the terminal: %v", err)
@@ -422,25 +425,6 @@ func (s *server) enqueue(b []byte) {
 	}
 	s.queue = append(s.queue, b)
 	s.queued += len(b)
-}
-
-// answered acknowledges the echo of all input written to the application
-// once output follows it (PacingGosh; see echoAcker.Answered): the echo
-// and its ack then share a frame. Output read while the last input is
-// being written counts too. (So a chunk read just before the write
-// completed can pass for the answer; the cost is a prediction judged a
-// frame early. So can the first part of an answer written in parts:
-// vim, reading "po" and Escape at once, first clears "-- INSERT --" and
-// moves the cursor in one write, then draws "po" in the next, and a
-// shown "p" is judged against the screen between.)
-func (s *server) answered() {
-	if !s.inputDone || s.cfg.Pacing != ssp.PacingGosh || s.tr.ShutdownInProgress() {
-		return
-	}
-	s.inputDone = false
-	if n, ok := s.echo.Answered(); ok {
-		s.term.SetEchoAck(n)
-	}
 }
 
 // written takes the writer's report on the head of the queue.

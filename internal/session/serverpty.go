@@ -35,6 +35,7 @@ func (s *server) readPTY() {
 				return
 			}
 			if wait := budget.spend(time.Now(), n); wait > 0 {
+				s.ptyPaused.Store(time.Now().Add(wait).UnixNano()) // a flood: never a quiet pty (answer.go)
 				pause.Reset(wait)
 				select {
 				case <-pause.C:

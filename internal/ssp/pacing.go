@@ -80,11 +80,13 @@ const (
 
 const (
 	// An idle path has no collection delay: a keystroke comes in one
-	// read of the terminal and its echo in one read of the pty; output
-	// that comes in more reads goes in the next frame of the run
-	// (PaceQuickFrames). A timer under a millisecond would cost a whole
-	// one (measured over the lan link: a 500 µs delay gave a 3.0 ms median
-	// echo, as 1 ms did; none gives 2.0 ms, ssh 1.8 ms).
+	// read of the terminal; output that comes in more reads goes in the
+	// next frame of the run (PaceQuickFrames). A timer under a
+	// millisecond would cost a whole one (measured over the lan link: a
+	// 500 µs delay gave a 3.0 ms median echo, as 1 ms did; none gives
+	// 2.0 ms, ssh 1.8 ms). The server holds a program's answer to input
+	// until the pty is quiet (internal/session's answer.go), so that one
+	// answer written in pieces reaches the client in one frame.
 
 	// PaceIdleFrames and PaceIdleBytes bound what PacingGosh may have in
 	// flight (sent within RTO + AckDelay and unacknowledged) and still
