@@ -13,8 +13,10 @@
 //   - a keystroke is shown when a snapshot taken after it was typed has the
 //     cursor where the reference after that keystroke (or after a later one
 //     already typed) has it, with the same text on the cursor's row
-//     ([SameLine]); its latency is the time from typing it to that
-//     snapshot, and -1 if no snapshot ever matched;
+//     ([SameLine]), and, when that line is as it was before the
+//     keystroke (a pager's scroll moves only the rows above its prompt),
+//     the same text on every row; its latency is the time from typing it
+//     to that snapshot, and -1 if no snapshot ever matched;
 //   - a keystroke is shown wrongly when, while it was the latest typed, a
 //     snapshot that stayed on screen at least [Transient] showed something
 //     that neither the server's program drew nor the keys in flight make.

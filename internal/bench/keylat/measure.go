@@ -91,11 +91,14 @@ func Measure(at []time.Time, refs []*vt.Framebuffer, snaps []Snapshot, logf logf
 
 // markShown finds the latest keystroke up to last, not yet shown, whose
 // reference s matches, and marks it and every earlier keystroke not yet
-// shown as shown at s.At. A match says nothing when that reference is the
+// shown as shown at s.At. A reference with the cursor's line of the
 // screen from before the earliest of those keystrokes (initial, or the
-// reference of the one before it): vim's Enter after ":w" puts the cursor
-// back where it was before the ":", and the screen still waiting for the
-// ":" would otherwise count all three shown at once.
+// reference of the one before it) matches only a screen with all its
+// text (and differs from that screen elsewhere): vim's Enter after ":w"
+// puts the cursor back where it was before the ":", and the screen still
+// waiting for the ":" would otherwise count all three shown at once; a
+// pager's scroll leaves the cursor after its prompt and moves the rows
+// above.
 func (r *Result) markShown(s Snapshot, last int, at []time.Time, refs []*vt.Framebuffer, initial *vt.Framebuffer) {
 	first := last + 1 // the earliest keystroke not yet shown
 	for first > 0 && r.Latency[first-1] < 0 {
@@ -106,7 +109,10 @@ func (r *Result) markShown(s Snapshot, last int, at []time.Time, refs []*vt.Fram
 		before = refs[first-1]
 	}
 	for j := last; j >= first; j-- {
-		if !SameLine(s.FB, refs[j]) || (before != nil && SameLine(refs[j], before)) {
+		if !SameLine(s.FB, refs[j]) {
+			continue
+		}
+		if before != nil && SameLine(refs[j], before) && (!sameScreenText(s.FB, refs[j]) || sameScreenText(refs[j], before)) {
 			continue
 		}
 		for i := j; i >= first; i-- {
@@ -155,6 +161,21 @@ func sameText(a, b vt.Cell) bool {
 		return a.IsBlank() && b.IsBlank()
 	}
 	return a.Text() == b.Text()
+}
+
+// sameScreenText reports whether a and b have the same size and the same
+// text on every row.
+func sameScreenText(a, b *vt.Framebuffer) bool {
+	aw, ah := a.Size()
+	if bw, bh := b.Size(); aw != bw || ah != bh {
+		return false
+	}
+	for y := range ah {
+		if a.Row(y).Text() != b.Row(y).Text() {
+			return false
+		}
+	}
+	return true
 }
 
 // dump renders fb's rows, numbered, for a log.

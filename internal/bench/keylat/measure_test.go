@@ -229,3 +229,30 @@ func TestShownNotByTheScreenBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestShownScroll: a pager's scroll leaves the cursor after its prompt
+// and moves the rows above. It is shown when the screen shows the rows
+// it brings, not only when a later keystroke with another cursor line is
+// shown (before, every scroll of less counted as late as the next
+// search prompt).
+func TestShownScroll(t *testing.T) {
+	page := func(top int) *vt.Framebuffer {
+		return screen(20, 3, fmt.Sprintf("line %d\r\nline %d\r\n:", top, top+1))
+	}
+	at := []time.Time{ms(0), ms(100), ms(200)}
+	refs := []*vt.Framebuffer{page(2), page(3), screen(20, 3, "line 3\r\nline 4\r\n/")}
+	snaps := []Snapshot{{ms(2), page(2)}, {ms(104), page(3)}, {ms(900), refs[2]}}
+	want := []time.Duration{2 * time.Millisecond, 4 * time.Millisecond, 700 * time.Millisecond}
+	for _, name := range []string{"Measure", "Session.Measure"} {
+		var r Result
+		if name == "Measure" {
+			r = Measure(at, refs, snaps, nil)
+		} else {
+			s := Session{At: at, Refs: refs, Screen: snaps, Initial: page(1)}
+			r = s.Measure()
+		}
+		if !slices.Equal(r.Latency, want) {
+			t.Errorf("%s: latencies %v, want %v", name, r.Latency, want)
+		}
+	}
+}
