@@ -61,6 +61,7 @@ func (e *Engine) cull(now time.Time, fb *vt.Framebuffer) {
 	}
 	if e.features.EditorModes {
 		e.syncMode(fb)
+		e.pagerCatchUp(fb)
 	}
 }
 

@@ -166,8 +166,20 @@ func (e *Engine) predictModal(k *key, fb *vt.Framebuffer) bool {
 	case modeNormal:
 		return e.viNormal(k, fb)
 	case modePager:
-		if k.kind == keyPrint && (k.r == '/' || k.r == '?') {
+		if e.fresh {
+			k.pgClean = len(e.log) > 0 && pagerDone(&e.log[len(e.log)-1])
+		}
+		switch {
+		case k.kind == keyPrint && (k.r == '/' || k.r == '?'):
 			return e.modelled(k, fb, e.openPrompt)
+		case k.kind == keyPrint && strings.ContainsRune(pagerScrollKeys, k.r) && e.pagerScroll(k, fb):
+			return true
+		case k.kind == keyPrint && (k.r == 'z' || k.r == 'w') && e.fresh:
+			// With a count, they set the window space and b scroll by:
+			// the joins made by it are not known any more.
+			delete(e.trusted, trustKey{modePager, ' '})
+			delete(e.trusted, trustKey{modePager, 'b'})
+			e.pager.reset()
 		}
 	case modePending:
 	default:
@@ -295,6 +307,7 @@ func (e *Engine) distrust() {
 	e.app = modeState{want: wantUnknown}
 	clear(e.trusted)
 	clear(e.probes)
+	e.pager.reset()
 }
 
 // syncMode learns the mode from the server's screen fb: "-- INSERT --"
@@ -342,6 +355,11 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 	if !strings.HasPrefix(bottom, insertMark) {
 		e.markLeft(first)
 	}
+	if first == recv && y == h-1 && x == 1 && bottom == ":" && !e.typedBefore(recv, ':') {
+		// less waiting for a command after the keys received, all
+		// echoed: a window onto its file.
+		e.pager.observe(fb, e.pagerTop(recv), e.pagerAfter(recv))
+	}
 	at := recv
 	var m modeState
 	switch {
@@ -386,6 +404,13 @@ func (e *Engine) syncMode(fb *vt.Framebuffer) {
 // also have moved, since the screen may not show the key yet.
 func (e *Engine) showsEffect(fb *vt.Framebuffer, i int, echoed bool) bool {
 	k := &e.log[i]
+	if k.pgSeg != nil {
+		if !e.pagerShows(fb, k) {
+			return false
+		}
+		e.pager.joinsOK = e.pager.joinsOK || k.pgLink
+		return true
+	}
 	x, y := fb.Cursor()
 	if !k.hasCursor || k.cx != x || k.cy != y {
 		return false

@@ -66,6 +66,7 @@ type Engine struct {
 	trusted map[trustKey]bool   // modelled effects the server has shown as predicted
 	probes  map[trustKey]uint64 // effects on probation: the epoch that predicted them
 	fresh   bool                // the key being predicted is being typed (not re-based)
+	pager   pagerDoc            // what less has shown of its file (pager.go)
 
 	stats Stats
 	logf  logf.Func // debugging trace (SetLogf), nil = none

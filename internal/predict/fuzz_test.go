@@ -35,7 +35,40 @@ func FuzzEngine(f *testing.F) {
 	), uint8(1), uint16(0))
 	// less (12×4): its command prompt, a count, a search.
 	f.Add(fuzzOps(0xF4, "\x1b[H\x1b[2J1\r\n2\r\n3\r\n", 0x01, ":", 0x00, "j", 0x00, "5", 0x00, "%", 0x00, "/", 0x00, "a", 0x10, "/a", 0x00, "\r", 0x00, "?"), uint8(1), uint16(0))
+	// less (12×4) over a file of lines long enough to place its screens:
+	// scrolls over lines seen, across a join after space, and after g.
+	var pager []any
+	for _, ev := range []string{"o" + fuzzPage(1), "t\r", "a", "o" + fuzzPage(2), "t j", "a", "o" + fuzzPage(1), "tk", "a",
+		"o" + fuzzPage(2), "tj", "a", "o" + fuzzPage(5), "t ", "a", "tb", "tk", "o" + fuzzPage(1), "a", "tg", "tjj5j", "a"} {
+		pager = append(pager, fuzzEvent(ev[0], ev[1:])...)
+	}
+	f.Add(fuzzOps(pager...), uint8(1), uint16(0))
 	f.Fuzz(runFuzzScript)
+}
+
+// fuzzPage is less on a 12×4 screen showing lines top to top+2.
+func fuzzPage(top int) string {
+	return fmt.Sprintf("\x1b[H\x1b[2Jline %02d abc\r\nline %02d abc\r\nline %02d abc\r\n:", top, top+1, top+2)
+}
+
+// fuzzEvent builds fuzzOps operations: output (o), typed keys (t) or
+// an echo of every key (a), cut to the operations' argument lengths.
+func fuzzEvent(kind byte, arg string) []any {
+	want := map[byte]int{'t': 0, 'o': 1, 'a': 7}[kind]
+	if kind == 'a' {
+		arg = "\x07"
+	}
+	var ops []any
+	for len(arg) > 0 {
+		n := min(len(arg), 16)
+		op := (n - 1) << 4
+		for op%9 != want {
+			op++
+		}
+		ops = append(ops, op, arg[:n])
+		arg = arg[n:]
+	}
+	return ops
 }
 
 // fuzzOps builds a FuzzEngine script from operation bytes and their

@@ -36,6 +36,17 @@ type key struct {
 	mode  modeState // the mode the key was typed in
 	probe bool      // its modelled effect is on probation (not yet trusted)
 	left  bool      // an Escape after which the server showed vi out of insert mode
+	// A scroll of less predicted from the pager document (pager.go): the
+	// line at the top of the screen after it.
+	pgSeg *pagerSeg
+	pgTop int
+	// The screen it was typed on, when the server showed it placed in
+	// the document (space and b only): where a screen of new lines after
+	// it goes (pagerDoc.observe).
+	pgFrom    *pagerSeg
+	pgFromTop int
+	pgLink    bool // pgSeg's screen crosses a join not yet verified
+	pgClean   bool // typed in less with no count or prefix before it
 }
 
 // simple reports whether the key is one whose effect on a line of text

@@ -6,7 +6,7 @@ import "github.com/gosh-term/gosh/internal/vt"
 // prediction and records on k what was predicted. It is used both for
 // freshly typed keys and when re-predicting keys still in flight.
 func (e *Engine) predictKey(k *key, fb *vt.Framebuffer) {
-	k.opaque = false
+	k.opaque, k.pgSeg, k.pgFrom, k.pgLink = false, nil, nil, false
 	if !e.features.EditorModes || !e.predictModal(k, fb) {
 		e.predictText(k, fb)
 	}
