@@ -25,6 +25,9 @@ func (e *Engine) Cull(now time.Time, fb *vt.Framebuffer, link Link) {
 // cull is Cull with the link recorded.
 func (e *Engine) cull(now time.Time, fb *vt.Framebuffer) {
 	e.now = now
+	if e.link.EchoAck != e.echoSeen {
+		e.echoSeen, e.echoAt = e.link.EchoAck, now
+	}
 	if e.resize(fb.Size()) {
 		e.reset()
 	}
@@ -101,7 +104,11 @@ func (e *Engine) judgeCells(now time.Time, fb *vt.Framebuffer) (cause rebaseCaus
 			if c.hasHeld && (c.held.frame <= e.link.EchoAck || !c.tentative(e.confEpoch)) {
 				c.hasHeld = false // echoed by now, or the new prediction shows
 			}
-			switch c.validity(fb, x, y, e.link.EchoAck, e.inconclusive(&c.overlay)) {
+			v := c.validity(fb, x, y, e.link.EchoAck, e.inconclusive(&c.overlay))
+			if v == incorrect && c.pager && e.pagerDrawing(fb) {
+				v = pending
+			}
+			switch v {
 			case incorrect:
 				switch {
 				case e.mode == Experimental:
@@ -215,9 +222,13 @@ func (e *Engine) dropJudgedCursors(fb *vt.Framebuffer) {
 // that long to tell a lone Escape from the start of a key's escape
 // sequence, longer than the echo ack's 50 ms. In vi, so is one the
 // server shows on the bottom row: vi writes its messages there in
-// pieces, and the screen may be read between them.
+// pieces, and the screen may be read between them. So is one after a
+// scroll of less until the screen shows its prompt again (pagerDrawing).
 func (e *Engine) cursorValidity(c *cursorPred, fb *vt.Framebuffer, inconclusive bool) validity {
 	v := c.validity(fb, e.link.EchoAck, inconclusive)
+	if (v == incorrect || v == noCredit) && c.pager && e.pagerDrawing(fb) {
+		return pending // less drawing the screen after a scroll
+	}
 	if v == correct || v == pending || e.now.Sub(c.when) >= escapeWait {
 		return v
 	}

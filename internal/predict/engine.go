@@ -34,6 +34,8 @@ type Engine struct {
 	typedFrame uint64    // the frame of the newest typed bytes: link.Sent+1 at NewUserInput
 	shown      bool      // every key of the last NewUserInput is predicted and displayed (Shown)
 	now        time.Time // of the last Cull
+	echoSeen   uint64    // the echo ack last given
+	echoAt     time.Time // when it was first given
 
 	// Decoding of typed bytes.
 	parser   vt.Parser

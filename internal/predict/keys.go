@@ -51,7 +51,7 @@ func (e *Engine) initCursor(fb *vt.Framebuffer, k *key) {
 		return
 	}
 	if c := *e.cursor(); c.epoch != e.predEpoch {
-		c.epoch, c.hasAlt = e.predEpoch, false
+		c.epoch, c.hasAlt, c.pager = e.predEpoch, false, false
 		c.expire(k)
 		e.cursors = append(e.cursors, c)
 	}

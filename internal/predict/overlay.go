@@ -51,6 +51,9 @@ type cellPred struct {
 	// the new one is confirmed or its own keystroke has been echoed.
 	held    heldPred
 	hasHeld bool
+	// pager: a row of a screen predicted after a scroll of less
+	// (pager.go), judged only once less shows its prompt again.
+	pager bool
 }
 
 // heldPred is the part of a cellPred kept while it is held.
@@ -89,7 +92,7 @@ func (c *cellPred) addOrig(cell vt.Cell) {
 // remembering what the server shows there now.
 func (c *cellPred) start(epoch uint64, k *key, actual vt.Cell) {
 	c.resetWithOrig()
-	c.active, c.epoch = true, epoch
+	c.active, c.epoch, c.pager = true, epoch, false
 	c.expire(k)
 	c.addOrig(actual)
 }
@@ -205,6 +208,9 @@ type cursorPred struct {
 	// vi may not have acted on yet (waits): see Engine.cursorValidity.
 	waitCol, waitRow int
 	waits            bool
+	// pager: after a scroll of less, judged only once less shows its
+	// prompt again (see cellPred.pager).
+	pager bool
 }
 
 func (c *cursorPred) validity(fb *vt.Framebuffer, lateAck uint64, inconclusive bool) validity {

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gosh-term/gosh/internal/vt"
 )
@@ -36,6 +37,9 @@ const (
 	// screen shares with a segment must hold for the screen to be
 	// placed there: one short line ("}") may recur anywhere.
 	minPagerOverlap = 16
+	// pagerDrawWait is how long after the echo ack a screen without
+	// less's prompt is taken for less still drawing (pagerDrawing).
+	pagerDrawWait = 1000 * time.Millisecond
 )
 
 // pagerLine is one row of the document: its cells as last seen, and a
@@ -423,9 +427,11 @@ func (e *Engine) pagerPredict(k *key, fb *vt.Framebuffer, s *pagerSeg, top, to i
 			p := &row[x]
 			e.startCell(p, k, fb.Cell(x, y))
 			p.unknown, p.cont, p.repl = false, line[x].IsContinuation(), line[x]
+			p.pager = true
 		}
 	}
 	e.cursor().expire(k)
+	e.cursor().pager = true
 	k.pgSeg, k.pgTop = s, to
 }
 
@@ -554,4 +560,14 @@ func pagerPrompt(fb *vt.Framebuffer) bool {
 	x, y := fb.Cursor()
 	h := fb.Height()
 	return h >= 2 && x == 1 && y == h-1 && fb.Row(h-1).Text() == ":"
+}
+
+// pagerDrawing reports whether fb may show less still drawing the screen
+// after a scroll: not its prompt, within pagerDrawWait of the echo ack
+// that made the scroll's prediction due. Less writes the rows, then the
+// prompt, and the server may send the screen between two of its writes
+// with that echo ack; the rows are judged against the screen that
+// shows the prompt again.
+func (e *Engine) pagerDrawing(fb *vt.Framebuffer) bool {
+	return !pagerPrompt(fb) && e.now.Sub(e.echoAt) < pagerDrawWait
 }

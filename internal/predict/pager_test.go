@@ -414,3 +414,24 @@ func bytesSplit(in []byte) []fuzzPart {
 	}
 	return append(parts, fuzzPart{out: in[startAt:], op: 0xff})
 }
+
+// TestPagerDrawing: the server may send the screen with the echo ack
+// while less is still drawing after a scroll (the rows, then the
+// prompt, in two writes): the cursor not yet after the prompt is not
+// wrong, and the scrolls stay trusted. Without it, a real less over
+// EV-DO lost every scroll learned at such a screen.
+func TestPagerDrawing(t *testing.T) {
+	s := pagerSim(t, 1, 2, 3)
+	s.e.trusted = map[trustKey]bool{{modePager, 'j'}: true, {modePager, 'k'}: true}
+	drawing := append(pageRows(2)[:4], docLine(6))
+	s.run([]step{
+		{at: 1000, keys: "k", show: pageRows(2), cur: [2]int{1, 4}, shown: isShown},
+		// less -X: a line inserted at the top, drawn; the prompt next.
+		{at: 1500, host: "\x1b[H\x1b[L" + docLine(2), acked: 2, echo: 2, show: drawing, cur: [2]int{1, 4}},
+		{at: 1510, host: "\x1b[5;1H\x1b[K:", acked: 2, echo: 2, show: pageRows(2), cur: [2]int{1, 4}},
+		{at: 2000, keys: "j", show: pageRows(3), cur: [2]int{1, 4}, shown: isShown},
+	})
+	if st := s.e.Stats(); st.Wrong != 0 {
+		t.Errorf("Stats = %+v, want no wrong predictions", st)
+	}
+}
