@@ -92,7 +92,9 @@
 //     mode, Escape (the cursor one column left), vi's motions (h l 0 $ w
 //     b j k G), x, the keys that start insert mode (i a A I o, with "--
 //     INSERT --" on the bottom row) and those that open a prompt are
-//     predicted as the program acts on them, other commands are not
+//     predicted as the program acts on them, less's scrolls (j k space b
+//     g) from the lines of its file it has shown before (a document
+//     built from its screens, pager.go), other commands are not
 //     guessed as text, and a key typed when the server has echoed every
 //     earlier one starts a confirmed epoch. Each effect (a key in a mode)
 //     is predicted hidden until the server has shown it once as

@@ -13,7 +13,8 @@ import (
 // through the keys typed since, so that keys whose effect that mode
 // makes certain are predicted as such: Escape and the motions of vi's
 // normal mode move the cursor, i a A I o start insert mode there, : / ?
-// open a prompt on the bottom row, and less's commands are not taken for
+// open a prompt on the bottom row, less's scrolls bring lines it has
+// shown before (pager.go), and its other commands are not taken for
 // text.
 
 // appMode is a modal program's state, as far as the engine knows it.

@@ -125,7 +125,9 @@ type Features struct {
 	// row). In a known mode, Escape, vi's motions h l 0 $ w b j k, x, the
 	// keys that start insert mode (i a A I, and o where the end of the
 	// file shows) and those that open a prompt are predicted as the
-	// program acts on them, the other commands are not taken for text,
+	// program acts on them, less's scrolls (j k space b g) whole screens
+	// at a time when every line they bring was on its screen before
+	// (pager.go), the other commands are not taken for text,
 	// and a key typed when the server's screen shows every earlier key
 	// starts a confirmed epoch (editor.go settle). Each effect is shown
 	// only once the server has shown it as predicted (a hidden epoch
