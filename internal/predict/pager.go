@@ -108,9 +108,15 @@ func (d *pagerDoc) reset() {
 // lineOf returns row y of fb as a document line.
 func lineOf(fb *vt.Framebuffer, y int) pagerLine {
 	cells := append([]vt.Cell(nil), fb.Row(y).Cells()...)
+	hash, chars := cellsHash(cells)
+	return pagerLine{cells: cells, hash: hash, chars: chars}
+}
+
+// cellsHash hashes the characters of cells (not their renditions) and
+// counts those that are not blank.
+func cellsHash(cells []vt.Cell) (hash uint64, chars int) {
 	h := fnv.New64a()
 	var b [12]byte
-	n := 0
 	for _, c := range cells {
 		r := c.Rune()
 		switch {
@@ -119,7 +125,7 @@ func lineOf(fb *vt.Framebuffer, y int) pagerLine {
 		case c.IsContinuation():
 			r = -1
 		default:
-			n++
+			chars++
 		}
 		b[0], b[1], b[2], b[3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
 		b[4] = byte(c.Width())
@@ -127,7 +133,7 @@ func lineOf(fb *vt.Framebuffer, y int) pagerLine {
 		h.Write([]byte(c.Combining()))
 		h.Write([]byte{0xff})
 	}
-	return pagerLine{cells: cells, hash: h.Sum64(), chars: n}
+	return h.Sum64(), chars
 }
 
 // screenHash hashes the characters of fb's content rows (all but the
@@ -136,7 +142,7 @@ func screenHash(fb *vt.Framebuffer) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	for y := range fb.Height() - 1 {
-		l := lineOf(fb, y).hash
+		l, _ := cellsHash(fb.Row(y).Cells())
 		for i := range b {
 			b[i] = byte(l >> (8 * i))
 		}
@@ -513,7 +519,7 @@ func (e *Engine) pagerShows(fb *vt.Framebuffer, k *key) bool {
 		return false
 	}
 	for y := range h - 1 {
-		if lineOf(fb, y).hash != s.lines[top+y].hash {
+		if l, _ := cellsHash(fb.Row(y).Cells()); l != s.lines[top+y].hash {
 			return false
 		}
 	}
