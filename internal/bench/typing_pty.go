@@ -42,6 +42,7 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		return nil, err
 	}
 	refs := make([]*vt.Framebuffer, len(w.Keys))
+	started := false // the key before started a program that now reads
 	for i, k := range w.Keys {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -56,9 +57,17 @@ func recordReference(ctx context.Context, spec remoteSpec, w *workload.Workload)
 		// under the race detector, in CI; two keys of the shell
 		// workload on a machine with a load of 8 on 2 CPUs). A key that
 		// changes nothing (a password's character) waits echoWait.
-		m.changedAfter(typed, echoWait)
+		// The first key a program just started reads may wait longer
+		// (bash setting up readline under the race detector, at a load
+		// of 4 on 2 CPUs, echoed it 300 ms late).
+		wait := echoWait
+		if started {
+			wait = startedEchoWait
+		}
+		m.changedAfter(typed, wait)
 		m.quietAfter(typed, settle(k.Key), 5*time.Second)
-		if strings.ContainsAny(k.Key, "\r\n") && awaitReader(prog.Canonical, readerTimeout) {
+		started = strings.ContainsAny(k.Key, "\r\n") && awaitReader(prog.Canonical, readerTimeout)
+		if started {
 			m.quiet(settle(k.Key), 5*time.Second) // the program started: its first screen
 		}
 		refs[i] = m.screen()
@@ -112,6 +121,10 @@ func awaitReader(canonical func() (bool, error), limit time.Duration) bool {
 // echoWait is how long the reference recording waits for a keystroke's
 // echo before it takes the key to change nothing.
 const echoWait = 300 * time.Millisecond
+
+// startedEchoWait is echoWait for the first key after an Enter that
+// started a program reading the terminal key by key.
+const startedEchoWait = 2 * time.Second
 
 // typeOver runs the workload through one transport with one seed: it
 // starts the transport (the server's program under the tap, when there is
